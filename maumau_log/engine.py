@@ -1,0 +1,1376 @@
+"""The rules engine: game state and the transition ``apply(event)`` (issue 2, item 4).
+
+One :class:`Engine` replays one game (one round) under one :class:`~maumau_log.rules.Ruleset`.
+It knows nothing of files, Parquet or terminals, and has no randomness: the same events give
+the same states. Every check that fails raises :class:`RuleViolation` with a stable code
+(:mod:`maumau_log.violations`), the rule it comes from, a plain message and what was legal.
+
+The checks follow issue 2's order: the event's shape, the player's turn, the card's presence
+in the hand, its legality. :meth:`Engine.legal_actions` lists what may happen next; the
+simulator plays from it and the "what was legal" text is made from it (check, ask, do).
+
+Rule sources, by topic: turn order and starter (RULES.md "What every system shares",
+PRESETS.md ruling 1), draws (FORMAT.md "Conventions", PRESETS.md rulings 11-12), power cards
+(RULES.md 1-2; rulings 2-6), calls and penalties (rulings 9-10), scoring (ruling 13).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from .cards import SUITS, Card, canonical, is_card_code, suggest_code
+from .events import (
+    Abandon,
+    Call,
+    Cut,
+    Deal,
+    Draw,
+    Event,
+    Game,
+    HandCount,
+    MatchEnd,
+    Pass,
+    Penalty,
+    Play,
+    Reshuffle,
+    RoundEnd,
+    SuitChoice,
+)
+from .rules import CardRule, Ruleset
+from .scoring import round_scores
+
+# Phases of a round.
+SETUP = "setup"  # header seen, no deal yet
+PLAY = "play"  # the round goes on
+OUT = "out"  # a player emptied the hand: calls, a catch or round_end may follow
+ENDED = "ended"  # over with no winner (play limit, blocked stock, abandon): round_end only
+FINISHED = "finished"  # round_end seen: match_end only
+
+CALL_REASONS = ("missed_call", "wrong_call")
+
+
+class RuleViolation(Exception):
+    """An event the rules do not allow (python-chess ``IllegalMoveError`` style).
+
+    Attributes:
+        code: the stable violation code (``violations.CODES``).
+        rule: where the rule comes from, e.g. ``"option draw_answer; RULES.md 2"``.
+        message: a plain-language explanation naming the cards and players.
+        expected: what was legal there instead (None when not meaningful).
+    """
+
+    def __init__(self, code: str, message: str, rule: str, expected: str | None = None) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self.rule = rule
+        self.expected = expected
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """A legal next step, as :meth:`Engine.legal_actions` lists it.
+
+    Attributes:
+        kind: ``"play"``, ``"draw"``, ``"pass"``, ``"suit"`` or ``"reshuffle"``,
+            ``"round_end"``.
+        player: who acts (None for reshuffle and round_end).
+        card: the card for a play, the suit for a suit choice.
+        count: cards to draw, for a draw.
+        reason: the draw reason.
+    """
+
+    kind: str
+    player: str | None = None
+    card: str | None = None
+    count: int = 0
+    reason: str | None = None
+
+    def __str__(self) -> str:
+        if self.kind == "play":
+            return f"{self.player} plays {self.card}"
+        if self.kind == "draw":
+            return f"{self.player} draws {self.count} ({self.reason})"
+        if self.kind == "suit":
+            return f"{self.player} names {self.card}"
+        if self.kind == "pass":
+            return f"{self.player} passes"
+        return self.kind.replace("_", " ")
+
+
+def normalize_call(word: str) -> str:
+    """Fold a call word for comparison: case, hyphens and spaces ignored (PRESETS.md ruling 9)."""
+    return "".join(ch for ch in word.lower() if ch not in " -_")
+
+
+class Engine:
+    """Replays one round event by event and checks every event against the ruleset.
+
+    Args:
+        rules: the resolved ruleset.
+        header: the game's ``game`` event (players in seat order, dealer).
+
+    Use :meth:`apply` for every event after the header; it raises :class:`RuleViolation`
+    on the first illegal one (the replay stops there, so a failed event may leave the state
+    partly changed). :meth:`view` returns the state a dispute needs.
+    """
+
+    def __init__(self, rules: Ruleset, header: Game) -> None:
+        self.rules = rules
+        self.cards: dict[Card, CardRule] = rules.cards
+        self.players: list[str] = list(header.players)
+        self.n = len(self.players)
+        self.seat: dict[str, int] = {p: i for i, p in enumerate(self.players)}
+        dealer = header.dealer if header.dealer is not None else self.players[-1]
+        self.dealer = self.seat[dealer]
+        self.phase = SETUP
+        self.hands: dict[str, list[Card]] = {p: [] for p in self.players}
+        self.stock: list[Card] = []  # top card LAST
+        self.stock_ordered = True
+        self.discard: list[Card] = []  # top card LAST
+        self.current = 0
+        self.direction = 1
+        self.suit_to_follow: str | None = None  # suit named by the last wild card
+        self.any_card = False  # wild_starter = "any": the first play may be anything
+        self.top_played_wild = False  # the top card was played as a wild card
+        self.pending_draw = 0
+        self.pending_rank: str | None = None
+        self.pending_ends_turn = False
+        self.serving = False  # the current player began serving the pending draw
+        self.pending_skip = 0
+        self.skip_rank: str | None = None
+        self.awaiting_suit: str | None = None
+        self.cover_owed: Card | None = None
+        self.cover_drawing = False
+        self.must_play: Card | None = None  # a drawn card that can cover must cover
+        self.play_again_owed = False
+        self.draws_this_turn = 0
+        self.drawn_card: Card | None = None
+        self.turn_over_after_draw = False  # cover draw that cannot cover: pass next
+        self.plays = 0
+        self.blocked_passes = 0
+        self.out_player: str | None = None
+        self.last_play: list[Card] = []
+        self.cut_taken: dict[str, list[Card]] = {}
+        # calls (PRESETS.md rulings 9-10)
+        self.last_actor: str | None = None
+        self.words: set[str] = set()
+        self.window: tuple[str, str] | None = None  # (player, "last" | "out")
+        self.faults: dict[str, str] = {}
+        self.penalty_owed: tuple[str, int] | None = None
+        self.ended_reason: str | None = None
+        # counters a replay's visitors read
+        self.turns = Counter[str]()
+        self.skipped = Counter[str]()
+        self.winner: str | None = None
+        self.scores: dict[str, int] | None = None
+
+    # ------------------------------------------------------------------ helpers
+
+    def _fail(self, code: str, message: str, rule: str, expected: str | None = None) -> None:
+        raise RuleViolation(code, message, rule, expected)
+
+    @property
+    def current_player(self) -> str:
+        """The player whose turn it is."""
+        return self.players[self.current]
+
+    def _next_seat(self, seat: int, steps: int = 1) -> int:
+        return (seat + steps * self.direction) % self.n
+
+    def _begin_turn(self, seat: int) -> None:
+        self.current = seat
+        self.draws_this_turn = 0
+        self.drawn_card = None
+        self.must_play = None
+        self.turn_over_after_draw = False
+        self.serving = False
+        self.turns[self.players[seat]] += 1
+
+    def _end_turn(self) -> None:
+        """The current player's turn ends with no card effect (after a draw or pass)."""
+        self._begin_turn(self._next_seat(self.current))
+
+    def _check_card(self, card: str, where: str) -> Card:
+        if not is_card_code(card):
+            hint = suggest_code(card)
+            self._fail(
+                "unknown_card",
+                f"{card!r} in {where} is not a card code"
+                + (f" (did you mean {hint!r}?)" if hint else ""),
+                "FORMAT.md Cards",
+                "codes like '10H', 'JC', 'X'",
+            )
+        code = canonical(card)
+        if code not in self.cards:
+            self._fail(
+                "unknown_card",
+                f"{card} in {where} is not in this ruleset's pack "
+                f"(ranks {', '.join(self.rules.ranks)}"
+                + (f", {self.rules.jokers} joker(s)" if self.rules.jokers else "")
+                + ")",
+                "option ranks/jokers",
+            )
+        return code
+
+    def _drawable(self) -> int:
+        """Cards that can still be drawn: the stock, plus the reshufflable discard pile."""
+        extra = len(self.discard) - 1 if self.rules.empty_stock == "reshuffle" else 0
+        return len(self.stock) + max(extra, 0)
+
+    def _take(
+        self, player: str, cards: list[str] | None, count: int | None, what: str
+    ) -> list[Card]:
+        """Move cards from the stock top to ``player``'s hand, checking they are the top."""
+        if cards is not None:
+            drawn = [self._check_card(c, what) for c in cards]
+            if count is not None and count != len(drawn):
+                self._fail(
+                    "wrong_draw_count",
+                    f"{what} lists {len(drawn)} cards but says count {count}",
+                    "FORMAT.md Events (draw)",
+                )
+        elif count is not None:
+            drawn = []
+        else:
+            drawn = []
+            count = 1
+        n = len(drawn) if cards is not None else (count or 0)
+        if n > len(self.stock):
+            if not self.stock and self.rules.empty_stock == "reshuffle" and len(self.discard) > 1:
+                self._fail(
+                    "draw_not_from_stock_top",
+                    f"{what}: the stock is empty; a reshuffle must be logged before drawing",
+                    "FORMAT.md Conventions (reshuffle)",
+                    "a reshuffle event",
+                )
+            self._fail(
+                "draw_not_from_stock_top",
+                f"{what}: {n} cards drawn but the stock holds only {len(self.stock)}",
+                "FORMAT.md Conventions (draws)",
+                f"draw at most {len(self.stock)}",
+            )
+        if cards is None:
+            if not self.stock_ordered:
+                self._fail(
+                    "unsupported_rule",
+                    f"{what} gives only a count, and the stock order is not logged: "
+                    "the drawn cards cannot be known (partial logs are not replayed yet)",
+                    "FORMAT.md Information levels",
+                )
+            drawn = [self.stock[-1 - i] for i in range(n)]
+            del self.stock[len(self.stock) - n :]
+        elif self.stock_ordered:
+            top = self.stock[len(self.stock) - n :][::-1]
+            if top != drawn:
+                self._fail(
+                    "draw_not_from_stock_top",
+                    f"{what}: drew {' '.join(drawn)} but the top of the stock is {' '.join(top)}",
+                    "FORMAT.md Conventions (draws come from the stock top)",
+                    f"draw {' '.join(top)}",
+                )
+            del self.stock[len(self.stock) - n :]
+        else:
+            pool = Counter(self.stock)
+            for c in drawn:
+                if pool[c] <= 0:
+                    self._fail(
+                        "draw_not_from_stock_top",
+                        f"{what}: drew {c}, which is not in the stock",
+                        "FORMAT.md Conventions (card conservation)",
+                    )
+                pool[c] -= 1
+            for c in drawn:
+                self.stock.remove(c)
+        self.hands[player].extend(drawn)
+        return drawn
+
+    # ------------------------------------------------------------------ legality (ask)
+
+    def playable(self, card: Card) -> bool:
+        """True when ``card`` may go on the discard pile in an ordinary turn (no pending draw
+        or skip): it matches the suit to follow, or the top card's suit or rank, or it is a
+        wild card (not on a wild card played as one unless ``wild_on_wild``). RULES.md
+        "What every system shares"; PRESETS.md ruling 1.
+        """
+        info = self.cards[card]
+        if info.wild:
+            return self.rules.wild_on_wild or not self.top_played_wild
+        if self.any_card:
+            return True
+        if self.suit_to_follow is not None:
+            return info.suit == self.suit_to_follow
+        top = self.cards[self.discard[-1]]
+        return info.suit == top.suit or info.rank == top.rank
+
+    def _answers_draw(self, card: Card) -> bool:
+        info = self.cards[card]
+        if info.cancel:
+            return True
+        if info.wild and self.rules.wild_on_pending:
+            return True
+        if info.draw <= 0:
+            return False
+        if self.rules.draw_answer == "same_rank":
+            return info.rank == self.pending_rank
+        return self.rules.draw_answer == "any_draw_card"
+
+    def _answers_skip(self, card: Card) -> bool:
+        info = self.cards[card]
+        if info.wild and self.rules.wild_on_pending:
+            return True
+        return info.skip and info.rank == self.skip_rank
+
+    def _finish_allowed(self, player: str, card: Card) -> bool:
+        info = self.cards[card]
+        return not (len(self.hands[player]) == 1 and info.no_finish and not info.cover)
+
+    def legal_plays(self, player: str) -> list[Card]:
+        """The distinct cards ``player`` may play now (empty when it is not their move)."""
+        if self.phase != PLAY or self.awaiting_suit is not None:
+            return []
+        hand = self.hands[player]
+        if self.pending_skip and player == self.current_player:
+            return sorted({c for c in hand if self._answers_skip(c)})
+        if player != self.current_player:
+            return []
+        if self.must_play is not None:
+            return [self.must_play]
+        if self.turn_over_after_draw or self.cover_drawing:
+            return []
+        if self.pending_draw:
+            if self.serving:
+                return []
+            return sorted({c for c in hand if self._answers_draw(c)})
+        if self.draws_this_turn and self.rules.play_after_draw == "drawn":
+            card = self.drawn_card
+            ok = card is not None and self.playable(card) and self._finish_allowed(player, card)
+            return [card] if ok and card is not None else []
+        return sorted({c for c in hand if self.playable(c) and self._finish_allowed(player, c)})
+
+    def _can_draw(self, player: str) -> tuple[bool, str]:
+        """Whether ``player`` may make a non-effect draw now, and the reason to log."""
+        if self.pending_draw or self.must_play is not None or self.turn_over_after_draw:
+            return False, ""
+        if self._drawable() == 0:
+            return False, ""
+        if self.cover_owed is not None:
+            if self.cover_drawing:
+                return True, "cover"
+            can_cover = any(self.playable(c) for c in self.hands[player])
+            return (not can_cover or self.rules.voluntary_draw), "cover"
+        if self.draws_this_turn >= self.rules.max_draws:
+            return False, ""
+        if self.draws_this_turn and self.rules.play_after_draw == "none":
+            return False, ""
+        has_play = bool(self.legal_plays(player))
+        if has_play and not self.rules.voluntary_draw:
+            return False, ""
+        return True, ("voluntary" if has_play else "no_play")
+
+    def _can_pass(self, player: str) -> bool:
+        """PRESETS.md ruling 11: pass after ``max_draws`` draws (or a draw that emptied the
+        stock) where a drawn card may be played, or with nothing to draw."""
+        if self.pending_draw or self.pending_skip or self.must_play is not None:
+            return False
+        if self.turn_over_after_draw:
+            return True
+        if (
+            self.rules.play_after_draw != "none"
+            and self.draws_this_turn
+            and (self.draws_this_turn >= self.rules.max_draws or not self.stock)
+        ):
+            return True
+        if self._drawable() == 0:
+            return self.rules.voluntary_draw or not self.legal_plays(player)
+        return False
+
+    def legal_actions(self) -> list[Action]:
+        """Every legal next action (calls and penalties aside), for bots and messages.
+
+        Returns:
+            A list of :class:`Action`; empty once the round is finished.
+        """
+        if self.phase in (OUT, ENDED):
+            return [Action("round_end")]
+        if self.phase != PLAY:
+            return []
+        if self.awaiting_suit is not None:
+            return [Action("suit", self.awaiting_suit, s) for s in SUITS]
+        acts: list[Action] = []
+        player = self.current_player
+        if self.pending_skip:
+            acts.extend(Action("play", player, c) for c in self.legal_plays(player))
+            saved = (self.current, self.pending_skip)
+            self.current, self.pending_skip = self._next_seat(self.current), 0
+            try:
+                acts.extend(self._turn_actions(self.current_player))
+            finally:
+                self.current, self.pending_skip = saved
+            return acts
+        return self._turn_actions(player)
+
+    def _turn_actions(self, player: str) -> list[Action]:
+        acts = [Action("play", player, c) for c in self.legal_plays(player)]
+        if self.pending_draw and not self.pending_skip:
+            n = min(self.pending_draw, len(self.stock) or self._drawable())
+            if n:
+                acts.append(Action("draw", player, count=n, reason="effect"))
+            return acts
+        ok, reason = self._can_draw(player)
+        if ok:
+            acts.append(Action("draw", player, count=1, reason=reason))
+        if self._can_pass(player):
+            acts.append(Action("pass", player))
+        return acts
+
+    def describe_legal(self, limit: int = 12) -> str:
+        """The legal actions as one line, e.g. ``"ana plays 7H | ana draws 1 (no_play)"``."""
+        acts = self.legal_actions()
+        if not acts:
+            return "nothing (the round is over)"
+        text = " | ".join(str(a) for a in acts[:limit])
+        return text + (f" | ... ({len(acts) - limit} more)" if len(acts) > limit else "")
+
+    # ------------------------------------------------------------------ apply (do)
+
+    def apply(self, event: Event) -> None:
+        """Check one event against the rules and the state, then apply it.
+
+        Args:
+            event: any event but the ``game`` header.
+        Raises:
+            RuleViolation: the event breaks a rule; the code names the first failed check.
+        """
+        handler = _HANDLERS.get(type(event))
+        if handler is None:  # a header inside a game is split off by the replay driver
+            self._fail("schema_error", "unexpected event type", "FORMAT.md Events")
+            return
+        if self.phase == FINISHED and not isinstance(event, MatchEnd):
+            self._fail(
+                "play_after_round_end",
+                f"a {_type_name(event)} event after round_end",
+                "FORMAT.md Events (round_end)",
+                "nothing but match_end, or the next game's header",
+            )
+        actor = self._actor(event)
+        if actor is not None and actor != self.last_actor:
+            self._close_window()
+            self.last_actor = actor
+            self.words = set()
+        handler(self, event)
+
+    def _actor(self, event: Event) -> str | None:
+        if isinstance(event, Penalty):
+            return event.by if event.by is not None else event.player
+        return getattr(event, "player", None)
+
+    def _known_player(self, player: str | None, what: str) -> str:
+        if player is None or player not in self.seat:
+            self._fail(
+                "wrong_player",
+                f"{what}: {player!r} is not a player of this game",
+                "FORMAT.md Events (game.players)",
+                f"one of {', '.join(self.players)}",
+            )
+        assert player is not None
+        return player
+
+    def _close_window(self) -> None:
+        """Another player acted: settle the open call window (PRESETS.md ruling 9)."""
+        if self.window is None:
+            return
+        player, kind = self.window
+        self.window = None
+        if kind == "last":
+            hand = self.hands[player]
+            if len(hand) != 1:
+                return
+            due = self._last_card_word(hand[0])
+        else:
+            due = self.rules.call_going_out
+        if due is None or normalize_call(due) in self.words:
+            return
+        self.faults[player] = "wrong_call" if self.words else "missed_call"
+
+    def _last_card_word(self, card: Card) -> str | None:
+        if self.cards[card].wild and self.rules.call_last_wild is not None:
+            return self.rules.call_last_wild
+        return self.rules.call_last_card
+
+    # --- before the round
+
+    def _on_cut(self, ev: Cut) -> None:
+        player = self._known_player(ev.player, "cut")
+        if self.phase != SETUP:
+            self._fail("missing_header", "a cut after the deal", "RULES.md 1 (cut before the deal)")
+        taken = [self._check_card(c, "cut.taken") for c in ev.taken or []]
+        if len(taken) > 3:
+            self._fail(
+                "wrong_draw_count",
+                f"{player} keeps {len(taken)} cards from the cut; at most 3 may be kept",
+                "RULES.md 1 and 11 (cut); PRESETS.md ruling 16",
+            )
+        self.cut_taken[player] = taken
+
+    def _on_deal(self, ev: Deal) -> None:
+        if self.phase != SETUP:
+            self._fail(
+                "missing_header",
+                "a second deal in one game; every round starts with its own game header",
+                "FORMAT.md Files",
+            )
+        rules = self.rules
+        size = rules.hand_size_for(self.n)
+        for p in ev.hands:
+            self._known_player(p, "deal.hands")
+        seen: Counter[Card] = Counter()
+        for p in self.players:
+            hand = ev.hands.get(p)
+            if hand is None:
+                self._fail(
+                    "wrong_draw_count",
+                    f"the deal gives {p} no hand",
+                    "option hand_size",
+                    f"{size} cards for every player",
+                )
+            if isinstance(hand, HandCount):
+                self._fail(
+                    "unsupported_rule",
+                    f"{p}'s hand is given only as a count: partial logs are not replayed yet",
+                    "FORMAT.md Information levels",
+                )
+            assert isinstance(hand, list)
+            cards = [self._check_card(c, f"{p}'s dealt hand") for c in hand]
+            if len(cards) != size:
+                self._fail(
+                    "wrong_draw_count",
+                    f"{p} is dealt {len(cards)} cards; this ruleset deals {size}",
+                    f"option hand_size = {rules.hand_size}",
+                    f"{size} cards",
+                )
+            self.hands[p] = cards
+            seen.update(cards)
+        for p, taken in self.cut_taken.items():
+            left = Counter(self.hands[p])
+            for c in taken:
+                if left[c] <= 0:
+                    self._fail(
+                        "card_not_in_hand",
+                        f"{p} kept {c} at the cut but it is not in {p}'s dealt hand",
+                        "RULES.md 1 (cut); the kept cards are part of the hand",
+                    )
+                left[c] -= 1
+        starter = self._check_card(ev.starter, "deal.starter")
+        seen[starter] += 1
+        pack = Counter(rules.pack)
+        if ev.stock is not None:
+            stock = [self._check_card(c, "deal.stock") for c in ev.stock]
+            seen.update(stock)
+        over = sorted(c for c in seen if seen[c] > pack[c])
+        if over:
+            self._fail(
+                "duplicate_card",
+                f"the deal holds {', '.join(over)} more often than the pack "
+                f"({rules.packs} pack(s))",
+                "FORMAT.md Cards (card conservation)",
+            )
+        if ev.stock is not None:
+            missing = sorted((pack - seen).elements())
+            if missing:
+                self._fail(
+                    "duplicate_card",
+                    f"the deal does not account for the whole pack: missing "
+                    f"{', '.join(missing[:10])}" + (" ..." if len(missing) > 10 else ""),
+                    "FORMAT.md Cards (card conservation)",
+                )
+            self.stock = stock[::-1]
+            self.stock_ordered = True
+        else:
+            self.stock = sorted((pack - seen).elements())
+            self.stock_ordered = False
+        if self.cards[starter].redeal:
+            self._fail(
+                "wrong_starter",
+                f"the starter {starter} should have gone back into the stock",
+                f"option starter_redeal = {list(rules.starter_redeal)}",
+                "another starter card",
+            )
+        self.discard = [starter]
+        self.phase = PLAY
+        self._start(starter)
+
+    def _first_seat(self) -> int:
+        if self.rules.first_player == "dealer":
+            return self.dealer
+        return (self.dealer + 1) % self.n
+
+    def _start(self, starter: Card) -> None:
+        """Turn up the starter: its power applies as if the seat before the first player had
+        played it (PRESETS.md ruling 1; ``starter_effect``, ``wild_starter``)."""
+        first = self._first_seat()
+        info = self.cards[starter]
+        before = (first - 1) % self.n
+        if info.wild:
+            mode = self.rules.wild_starter
+            self._begin_turn(first)
+            if mode == "any":
+                self.any_card = True
+            elif mode == "first_player_names":
+                self.awaiting_suit = self.players[first]
+            return
+        if not self.rules.starter_effect:
+            self._begin_turn(first)
+            return
+        self.current = before
+        self._after_card(self.players[before], starter, info, starter_card=True)
+
+    # --- turn actions
+
+    def _resolve_skip(self, player: str) -> None:
+        """A pending skip that the skipped player does not answer is taken (ruling 6)."""
+        if self.pending_skip and player != self.current_player:
+            self.skipped[self.current_player] += 1
+            self.turns[self.current_player] -= 1
+            self.pending_skip = 0
+            self.skip_rank = None
+            self._begin_turn(self._next_seat(self.current))
+
+    def _turn_check(self, player: str, what: str) -> None:
+        if self.phase in (OUT, ENDED):
+            why = (
+                f"{self.out_player} went out"
+                if self.phase == OUT
+                else f"the round ended ({self.ended_reason})"
+            )
+            self._fail(
+                "play_after_round_end",
+                f"{player} {what} after the round was over: {why}",
+                "RULES.md (first player to empty the hand ends the round)",
+                "round_end" if self.phase == ENDED else "a call, a catch, or round_end",
+            )
+        if self.phase == SETUP:
+            self._fail("missing_header", f"{player} {what} before the deal", "FORMAT.md Events")
+        if self.awaiting_suit is not None:
+            self._fail(
+                "missing_suit_choice",
+                f"{self.awaiting_suit} played a wild card and named no suit; "
+                f"{player} {what} instead",
+                "option wild_names_suit; FORMAT.md Conventions (suit right after the wild)",
+                f"a suit event by {self.awaiting_suit}",
+            )
+        if self.penalty_owed is not None and self.penalty_owed[0] != player:
+            owed_by = self.penalty_owed[0]
+            self._fail(
+                "missed_penalty",
+                f"{owed_by} still owes {self.penalty_owed[1]} penalty card(s) "
+                "(the stock ran out mid-penalty)",
+                "PRESETS.md ruling 10",
+                f"a reshuffle, then {owed_by}'s penalty draw",
+            )
+        self._resolve_skip(player)
+        if player != self.current_player:
+            self._fail(
+                "wrong_player",
+                f"{player} {what} but it is {self.current_player}'s turn",
+                "turn order (FORMAT.md Conventions: Seats and turns)",
+                self.describe_legal(),
+            )
+
+    def _on_play(self, ev: Play) -> None:
+        player = self._known_player(ev.player, "play")
+        if not ev.cards:
+            self._fail("schema_error", "play.cards is empty", "FORMAT.md Events (play)")
+        cards = [self._check_card(c, "play.cards") for c in ev.cards]
+        if ev.jump_in or len(cards) > 1:
+            if ev.jump_in and not self.rules.jump_in:
+                self._fail(
+                    "wrong_player",
+                    f"{player} jumps in, but this ruleset has no jump-in",
+                    "option jump_in = false",
+                )
+            if len(cards) > 1 and self.rules.multi_play == "none":
+                self._fail(
+                    "card_does_not_match",
+                    f"{player} plays {len(cards)} cards at once; one card per play here",
+                    "option multi_play = 'none'",
+                    "one card",
+                )
+            self._fail(
+                "unsupported_rule",
+                "several cards in one play and jump-in are not replayed yet",
+                "options multi_play / jump_in",
+            )
+        card = cards[0]
+        # the skipped player may answer a pending skip (ruling 6)
+        answering_skip = self.pending_skip and player == self.current_player and self.phase == PLAY
+        self._turn_check(player, f"plays {card}")
+        hand = self.hands[player]
+        if card not in hand:
+            self._fail(
+                "card_not_in_hand",
+                f"{player} plays {card} but holds {' '.join(hand) or 'no cards'}",
+                "FORMAT.md Conventions (card conservation)",
+                self.describe_legal(),
+            )
+        self._check_play_legal(player, card, bool(answering_skip))
+        # do
+        hand.remove(card)
+        if hand:  # a fault is caught before the next turn action, or right after going out
+            self.faults.pop(player, None)
+        self.plays += 1
+        self.blocked_passes = 0
+        self.discard.append(card)
+        self.last_play = [card]
+        info = self.cards[card]
+        cancels = False
+        if self.pending_draw and (info.cancel or (info.wild and self.rules.wild_on_pending)):
+            cancels = True
+            self.pending_draw = 0
+            self.pending_rank = None
+        if answering_skip:
+            self.pending_skip = 0
+            self.skip_rank = None
+        self.cover_owed = None
+        self.cover_drawing = False
+        self.must_play = None
+        self.play_again_owed = False
+        self.any_card = False
+        self.suit_to_follow = None
+        self.top_played_wild = info.wild
+        if len(hand) == 1 and (self.rules.call_last_card or self.rules.call_last_wild):
+            self.window = (player, "last")
+        self._after_card(player, card, info, cancels=cancels)
+        if not hand and self.cover_owed is None and not self.play_again_owed:
+            self._go_out(player)
+        elif self.rules.max_plays is not None and self.plays >= self.rules.max_plays:
+            self.phase = ENDED  # a wild card that ends the round names no suit
+            self.awaiting_suit = None
+            self.ended_reason = f"max_plays = {self.rules.max_plays} reached"
+
+    def _check_play_legal(self, player: str, card: Card, answering_skip: bool) -> None:
+        legal = self.legal_plays(player)
+        if card in legal:
+            return
+        info = self.cards[card]
+        if answering_skip:
+            self._fail(
+                "card_does_not_match",
+                f"{player} is skipped by a {self.skip_rank} and may only answer with a "
+                f"{self.skip_rank}; {card} does not answer it",
+                "option skip_answer; PRESETS.md ruling 6",
+                self.describe_legal(),
+            )
+        if self.pending_draw and not self.serving:
+            self._fail(
+                "missed_penalty",
+                f"{player} must draw {self.pending_draw} (pending from a {self.pending_rank}) "
+                f"or answer it; {card} does not answer it",
+                f"options draw, draw_answer = {self.rules.draw_answer!r}",
+                self.describe_legal(),
+            )
+        if self.must_play is not None:
+            self._fail(
+                "card_does_not_match",
+                f"{player} drew {self.must_play}, which covers the "
+                f"{self.discard[-1]}, and must play it",
+                "option cover_draw; PRESETS.md ruling 5",
+                self.describe_legal(),
+            )
+        if self.turn_over_after_draw or self.serving:
+            self._fail(
+                "card_does_not_match",
+                f"{player} may not play after that draw",
+                "options draw_ends_turn / cover_draw",
+                self.describe_legal(),
+            )
+        if (
+            self.draws_this_turn
+            and self.rules.play_after_draw == "drawn"
+            and card != self.drawn_card
+        ):
+            self._fail(
+                "card_does_not_match",
+                f"after drawing, {player} may play only the drawn card ({self.drawn_card})",
+                "option play_after_draw = 'drawn'",
+                self.describe_legal(),
+            )
+        if self.draws_this_turn and self.rules.play_after_draw == "none":
+            self._fail(
+                "card_does_not_match",
+                f"{player} may not play after drawing",
+                "option play_after_draw = 'none'",
+                self.describe_legal(),
+            )
+        if not self._finish_allowed(player, card):
+            self._fail(
+                "card_does_not_match",
+                f"{player} may not go out on {card}",
+                f"option no_finish_on = {list(self.rules.no_finish_on)}",
+                self.describe_legal(),
+            )
+        top = self.discard[-1]
+        if info.wild:
+            why = f"{card} is wild but may not go on the wild card {top}"
+            rule = "option wild_on_wild = false"
+        elif self.suit_to_follow is not None:
+            why = f"{card} does not follow the named suit {self.suit_to_follow}"
+            rule = "RULES.md 1-2 (J wild, names the suit)"
+        else:
+            why = f"{card} matches neither the suit nor the rank of {top}"
+            rule = "RULES.md (a card matches the rank or suit of the top discard)"
+        self._fail(
+            "card_does_not_match", f"{player} plays {card}: {why}", rule, self.describe_legal()
+        )
+
+    def _after_card(
+        self,
+        player: str,
+        card: Card,
+        info: CardRule,
+        starter_card: bool = False,
+        cancels: bool = False,
+    ) -> None:
+        """Apply a card's powers and move the turn (RULES.md 1-2; PRESETS.md rulings 1-6)."""
+        rules = self.rules
+        seat = self.seat[player]
+        hand_left = len(self.hands[player])
+        if info.wild and rules.wild_names_suit and not starter_card and hand_left:
+            self.awaiting_suit = player
+        if not starter_card and info.cover:
+            self.cover_owed = card
+            self._begin_turn_same(seat)
+            return
+        if not starter_card and info.play_again:
+            self.play_again_owed = True
+            self._begin_turn_same(seat)
+            return
+        steps = 1
+        if info.reverse:
+            self.direction = -self.direction
+            if self.n == 2 and rules.reverse_two_players == "skip":
+                steps = 0
+        if info.draw and not cancels:
+            self.pending_draw += info.draw
+            self.pending_rank = info.rank
+            self.pending_ends_turn = rules.draw_ends_turn or info.skip
+        elif info.skip:
+            if rules.skip_answer:
+                self.pending_skip = 1
+                self.skip_rank = info.rank
+            else:
+                skipped = self._next_seat(seat)
+                self.skipped[self.players[skipped]] += 1
+                steps += 1
+        self._begin_turn(self._next_seat(seat, steps))
+
+    def _begin_turn_same(self, seat: int) -> None:
+        self.current = seat
+        self.draws_this_turn = 0
+        self.drawn_card = None
+        self.must_play = None
+        self.turn_over_after_draw = False
+
+    def _go_out(self, player: str) -> None:
+        self.phase = OUT
+        self.out_player = player
+        self.awaiting_suit = None
+        if self.rules.call_going_out:
+            self.window = (player, "out")
+
+    def _on_suit(self, ev: SuitChoice) -> None:
+        player = self._known_player(ev.player, "suit")
+        if self.phase in (OUT, ENDED):
+            self._fail(
+                "play_after_round_end",
+                f"{player} names a suit after the round was over",
+                "FORMAT.md Conventions (a wild card that empties the hand names no suit)",
+                "round_end",
+            )
+        if self.awaiting_suit is None:
+            self._fail(
+                "wrong_player",
+                f"{player} names a suit but no wild card waits for one",
+                "FORMAT.md Conventions (suit right after its wild card); PRESETS.md ruling 16",
+                self.describe_legal(),
+            )
+        if player != self.awaiting_suit:
+            self._fail(
+                "wrong_player",
+                f"{player} names a suit, but the wild card was {self.awaiting_suit}'s",
+                "FORMAT.md Conventions (suit right after its wild card)",
+                f"a suit event by {self.awaiting_suit}",
+            )
+        self.suit_to_follow = ev.suit
+        self.awaiting_suit = None
+
+    def _on_draw(self, ev: Draw) -> None:
+        player = self._known_player(ev.player, "draw")
+        if ev.cards is not None and ev.count is None and not ev.cards:
+            self._fail("wrong_draw_count", f"{player} draws no cards", "FORMAT.md Events (draw)")
+        self._turn_check(player, "draws")
+        if self.pending_skip:
+            self._fail(
+                "wrong_player",
+                f"{player} is skipped and may not draw",
+                "option skip; PRESETS.md ruling 6",
+                self.describe_legal(),
+            )
+        n = len(ev.cards) if ev.cards is not None else (ev.count if ev.count is not None else 1)
+        rules = self.rules
+        if self.pending_draw:
+            if ev.reason is not None and ev.reason != "effect":
+                self._fail(
+                    "missed_penalty",
+                    f"{player} must serve the pending draw of {self.pending_draw}, "
+                    f"not draw for {ev.reason!r}",
+                    "option draw; FORMAT.md Conventions (effect draws)",
+                    self.describe_legal(),
+                )
+            if n > self.pending_draw:
+                self._fail(
+                    "wrong_draw_count",
+                    f"{player} draws {n} but owes {self.pending_draw}",
+                    f"option draw = {dict(rules.draw)}",
+                    f"draw {self.pending_draw}",
+                )
+            if n < self.pending_draw and n != len(self.stock):
+                self._fail(
+                    "wrong_draw_count",
+                    f"{player} draws {n} but owes {self.pending_draw} and the stock holds "
+                    f"{len(self.stock)}",
+                    f"option draw = {dict(rules.draw)}; PRESETS.md ruling 12",
+                    f"draw {min(self.pending_draw, len(self.stock))}",
+                )
+            self._take(player, ev.cards, ev.count, f"{player}'s draw")
+            self.faults.pop(player, None)
+            self.pending_draw -= n
+            self.serving = True
+            if self.pending_draw and self._drawable() == 0:
+                self.pending_draw = 0  # nothing left anywhere: the rest lapses (ruling 12)
+            if not self.pending_draw:
+                self.pending_rank = None
+                if self.pending_ends_turn:
+                    self._end_turn()
+                else:
+                    self.serving = False
+            return
+        if ev.reason == "effect":
+            self._fail(
+                "wrong_draw_count",
+                f"{player} draws for an effect but no draw is pending",
+                "FORMAT.md Conventions (effect draws); PRESETS.md ruling 16",
+                self.describe_legal(),
+            )
+        ok, _ = self._can_draw(player)
+        if not ok:
+            self._fail(
+                "wrong_draw_count",
+                f"{player} may not draw here: " + self._why_no_draw(player),
+                self._draw_rule(),
+                self.describe_legal(),
+            )
+        if self.cover_owed is not None:
+            self._cover_draw(player, ev, n)
+            return
+        if n != 1:
+            self._fail(
+                "wrong_draw_count",
+                f"{player} draws {n} cards; a draw takes one card",
+                "RULES.md (a player who cannot play draws one card)",
+                "draw 1",
+            )
+        drawn = self._take(player, ev.cards, ev.count, f"{player}'s draw")
+        self.faults.pop(player, None)
+        self.draws_this_turn += 1
+        self.drawn_card = drawn[0]
+        if rules.play_after_draw == "none":
+            self._end_turn()
+
+    def _why_no_draw(self, player: str) -> str:
+        if self.must_play is not None:
+            return f"the drawn {self.must_play} covers and must be played"
+        if self.turn_over_after_draw:
+            return "the turn is over after that draw; pass"
+        if self._drawable() == 0:
+            return "nothing is left to draw"
+        if self.draws_this_turn >= self.rules.max_draws:
+            return f"already drew {self.draws_this_turn} time(s) this turn"
+        plays = self.legal_plays(player)
+        if plays:
+            return f"{player} can play ({' '.join(plays)}) and voluntary draws are not allowed"
+        return "the rules do not allow a draw now"
+
+    def _draw_rule(self) -> str:
+        return (
+            f"options voluntary_draw = {str(self.rules.voluntary_draw).lower()}, "
+            f"max_draws = {self.rules.max_draws}; PRESETS.md ruling 16"
+        )
+
+    def _cover_draw(self, player: str, ev: Draw, n: int) -> None:
+        """Draw for a cover that cannot be made (option ``cover_draw``; ruling 5)."""
+        cover = self.cover_owed
+        assert cover is not None
+        suit = self.cards[cover].suit
+        if self.rules.cover_draw == "one":
+            if n != 1:
+                self._fail(
+                    "wrong_draw_count",
+                    f"{player} draws {n} cards to cover {cover}; cover_draw takes one",
+                    "option cover_draw = 'one'",
+                    "draw 1",
+                )
+            card = self._take(player, ev.cards, ev.count, f"{player}'s cover draw")[0]
+            if self.playable(card):
+                self.must_play = card
+            else:
+                self.cover_owed = None
+                if self.rules.play_after_draw == "none":
+                    self._end_turn()
+                else:
+                    self.turn_over_after_draw = True
+            return
+        drawn = self._take(player, ev.cards, ev.count, f"{player}'s cover draw")
+        for i, c in enumerate(drawn):
+            if self.cards[c].suit == suit and i != len(drawn) - 1:
+                self._fail(
+                    "wrong_draw_count",
+                    f"{player} drew on past {c}, a card of the cover suit",
+                    "option cover_draw = 'until_suit'",
+                    f"stop at {c}",
+                )
+        self.cover_drawing = True
+        if self.cards[drawn[-1]].suit == suit:
+            self.must_play = drawn[-1]
+            self.cover_drawing = False
+        elif self._drawable() == 0:
+            self.cover_owed = None
+            self.cover_drawing = False
+            self.turn_over_after_draw = True
+
+    def _on_pass(self, ev: Pass) -> None:
+        player = self._known_player(ev.player, "pass")
+        self._turn_check(player, "passes")
+        if self.pending_skip:
+            self._fail(
+                "illegal_pass",
+                f"{player} is skipped: a skipped player logs nothing",
+                "option skip; PRESETS.md ruling 6",
+                self.describe_legal(),
+            )
+        if self.pending_draw and not self.serving:
+            self._fail(
+                "missed_penalty",
+                f"{player} passes instead of drawing the pending {self.pending_draw}",
+                "option draw",
+                self.describe_legal(),
+            )
+        if not self._can_pass(player):
+            if self.rules.play_after_draw == "none" and self.draws_this_turn:
+                why = "the draw already ended the turn"
+            elif self.must_play is not None:
+                why = f"the drawn {self.must_play} covers and must be played"
+            elif not self.draws_this_turn:
+                why = "a player passes only after drawing, or when there is nothing to draw"
+            else:
+                why = f"drew {self.draws_this_turn} of {self.rules.max_draws} allowed draws"
+            self._fail(
+                "illegal_pass",
+                f"{player} may not pass: {why}",
+                f"options play_after_draw = {self.rules.play_after_draw!r}, max_draws = "
+                f"{self.rules.max_draws}; PRESETS.md ruling 11",
+                self.describe_legal(),
+            )
+        if self._drawable() == 0:
+            self.blocked_passes += 1
+            limit = self.n + (1 if self.rules.blocked_passes == "players+1" else 0)
+            if self.blocked_passes >= limit:
+                self.phase = ENDED
+                self.ended_reason = f"{limit} passes in a row on an empty stock"
+                return
+        self.faults.pop(player, None)
+        self.cover_owed = None
+        self.cover_drawing = False
+        self._end_turn()
+
+    def _on_call(self, ev: Call) -> None:
+        player = self._known_player(ev.player, "mau")
+        if self.phase == SETUP:
+            self._fail("missing_header", f"{player} calls before the deal", "FORMAT.md Events")
+        if self.phase == ENDED:
+            self._fail(
+                "play_after_round_end",
+                f"{player} calls after the round ended ({self.ended_reason})",
+                "FORMAT.md Events (round_end)",
+                "round_end",
+            )
+        self.words.add(normalize_call(ev.call))
+
+    def _on_penalty(self, ev: Penalty) -> None:
+        player = self._known_player(ev.player, "penalty")
+        rules = self.rules
+        if self.phase in (SETUP, ENDED):
+            self._fail(
+                "wrong_penalty",
+                f"a penalty for {player} outside play",
+                "PRESETS.md ruling 10",
+            )
+        if self.awaiting_suit is not None:
+            self._fail(
+                "missing_suit_choice",
+                f"{self.awaiting_suit} played a wild card and named no suit; "
+                "a penalty came instead",
+                "FORMAT.md Conventions (suit right after the wild)",
+                f"a suit event by {self.awaiting_suit}",
+            )
+        owed = self.penalty_owed
+        if owed is not None and owed[0] == player:
+            need = owed[1]
+        else:
+            if ev.reason not in CALL_REASONS:
+                self._fail(
+                    "wrong_penalty",
+                    f"penalty reason {ev.reason!r}: the only penalties this ruleset knows are "
+                    "for a missed or wrong call",
+                    "PRESETS.md ruling 10",
+                )
+            if rules.call_penalty == 0:
+                self._fail(
+                    "wrong_penalty",
+                    f"{player} is penalized but this ruleset has no call penalty",
+                    "option call_penalty = 0",
+                )
+            if ev.by is None or ev.by == player or ev.by not in self.seat:
+                self._fail(
+                    "wrong_penalty",
+                    f"a call penalty must name the catcher, another player, in `by` "
+                    f"(got {ev.by!r})",
+                    "FORMAT.md Conventions (Calls); PRESETS.md ruling 10",
+                )
+            if player not in self.faults:
+                self._fail(
+                    "wrong_penalty",
+                    f"{player} made no call fault that can be caught now",
+                    "PRESETS.md rulings 9-10 (calls and catches)",
+                )
+            need = rules.call_penalty
+        n = len(ev.cards) if ev.cards is not None else (ev.count if ev.count is not None else need)
+        if n > need or (n < need and n != len(self.stock)):
+            self._fail(
+                "wrong_penalty",
+                f"{player} draws {n} penalty cards; the penalty is {need}",
+                f"option call_penalty = {rules.call_penalty}",
+                f"{need} cards",
+            )
+        self._take(player, ev.cards, None if ev.cards is not None else n, "the penalty")
+        self.faults.pop(player, None)
+        rest = need - n
+        self.penalty_owed = (player, rest) if rest and self._drawable() else None
+        if self.phase == OUT and player == self.out_player:
+            # caught right after going out: the round goes on (ruling 10)
+            self.phase = PLAY
+            self.out_player = None
+            self.window = None
+            last = self.last_play[-1] if self.last_play else None
+            if last is not None and self.cards[last].wild and rules.wild_names_suit:
+                self.awaiting_suit = player
+            return
+        if (
+            rules.call_penalty_ends_turn
+            and player == self.current_player
+            and not self.pending_draw
+            and not self.pending_skip
+            and self.phase == PLAY
+        ):
+            self.cover_owed = None
+            self.play_again_owed = False
+            self._end_turn()
+
+    def _on_reshuffle(self, ev: Reshuffle) -> None:
+        if self.phase not in (PLAY, OUT):
+            self._fail(
+                "bad_reshuffle",
+                "a reshuffle outside play",
+                "FORMAT.md Conventions (reshuffle)",
+            )
+        if self.rules.empty_stock != "reshuffle":
+            self._fail(
+                "bad_reshuffle",
+                "this ruleset never reshuffles: with an empty stock players pass",
+                "option empty_stock = 'pass'",
+            )
+        if self.stock:
+            self._fail(
+                "bad_reshuffle",
+                f"a reshuffle while the stock still holds {len(self.stock)} card(s)",
+                "FORMAT.md Conventions (a reshuffle happens only when the stock is empty)",
+            )
+        under = self.discard[:-1]
+        if not under:
+            self._fail(
+                "bad_reshuffle",
+                "nothing to reshuffle: the discard pile holds only its top card",
+                "FORMAT.md Conventions (reshuffle)",
+            )
+        if ev.stock is not None:
+            new = [self._check_card(c, "reshuffle.stock") for c in ev.stock]
+            if Counter(new) != Counter(under):
+                extra = sorted((Counter(new) - Counter(under)).elements())
+                missing = sorted((Counter(under) - Counter(new)).elements())
+                self._fail(
+                    "bad_reshuffle",
+                    "the new stock is not the discard pile but its top card"
+                    + (f"; not in the pile: {' '.join(extra)}" if extra else "")
+                    + (f"; left out: {' '.join(missing)}" if missing else ""),
+                    "FORMAT.md Conventions (reshuffle)",
+                    f"a permutation of {len(under)} cards",
+                )
+            self.stock = new[::-1]
+            self.stock_ordered = True
+        else:
+            if ev.count is not None and ev.count != len(under):
+                self._fail(
+                    "bad_reshuffle",
+                    f"reshuffle.count is {ev.count} but the discard pile but its top holds "
+                    f"{len(under)}",
+                    "FORMAT.md Conventions (reshuffle)",
+                )
+            self.stock = sorted(under)
+            self.stock_ordered = False
+        self.discard = self.discard[-1:]
+
+    def _on_abandon(self, ev: Abandon) -> None:
+        if self.phase in (SETUP, PLAY, OUT):
+            self.phase = ENDED
+            self.ended_reason = f"abandoned ({ev.reason or 'no reason given'})"
+            self.awaiting_suit = None
+            return
+        self._fail(
+            "play_after_round_end",
+            "abandon after the round was over",
+            "FORMAT.md Events (abandon)",
+        )
+
+    def _on_round_end(self, ev: RoundEnd) -> None:
+        self._close_window()
+        if self.phase in (SETUP, PLAY):
+            legal = self.describe_legal() if self.phase == PLAY else "the deal"
+            self._fail(
+                "round_not_finished",
+                "round_end while the round goes on: no one has emptied the hand"
+                + (f" (winner claimed: {ev.winner})" if ev.winner else ""),
+                "RULES.md (the first player to empty the hand ends the round)",
+                legal,
+            )
+        winner = self.out_player if self.phase == OUT else None
+        if ev.winner != winner:
+            self._fail(
+                "wrong_winner",
+                f"round_end names {ev.winner!r} as the winner, but "
+                + (
+                    f"{winner} emptied the hand"
+                    if winner
+                    else f"the round ended with no winner ({self.ended_reason})"
+                ),
+                "FORMAT.md Conventions (round_end.winner)",
+                f"winner {winner!r}",
+            )
+        if ev.hands is not None:
+            for p in self.players:
+                claimed = ev.hands.get(p)
+                if isinstance(claimed, HandCount):
+                    ok = claimed.count == len(self.hands[p])
+                else:
+                    ok = claimed is not None and Counter(
+                        canonical(c) if is_card_code(c) else c for c in claimed
+                    ) == Counter(self.hands[p])
+                if not ok:
+                    self._fail(
+                        "wrong_score",
+                        f"round_end.hands gives {p} {claimed!r}, but {p} holds {self.hands[p]}",
+                        "PRESETS.md ruling 16",
+                        f"{p}: {self.hands[p]}",
+                    )
+        scores = round_scores(self.rules, self.players, self.hands, winner, self.last_play)
+        self.winner = winner
+        self.scores = scores
+        if ev.scores is not None and self.rules.scoring != "none":
+            for p in self.players:
+                if p not in ev.scores:
+                    self._fail(
+                        "wrong_score",
+                        f"round_end.scores does not list {p}",
+                        "PRESETS.md ruling 13 (scores list every player)",
+                        str(scores),
+                    )
+                if ev.scores[p] != scores[p]:
+                    self._fail(
+                        "wrong_score",
+                        f"round_end.scores gives {p} {ev.scores[p]}, the replay counts "
+                        f"{scores[p]} ({self.rules.scoring})",
+                        f"option scoring = {self.rules.scoring!r}; PRESETS.md ruling 13",
+                        str(scores),
+                    )
+        self.phase = FINISHED
+
+    def _on_match_end(self, ev: MatchEnd) -> None:
+        if self.phase != FINISHED:
+            self._fail(
+                "round_not_finished",
+                "match_end before the round's round_end",
+                "FORMAT.md Events (match_end)",
+            )
+
+    def _on_game(self, ev: Game) -> None:  # pragma: no cover - split off by the replay
+        self._fail("missing_header", "a header inside a game", "FORMAT.md Files")
+
+    # ------------------------------------------------------------------ views
+
+    def view(self) -> dict[str, Any]:
+        """The state a dispute needs, JSON-ready.
+
+        Returns:
+            ``phase``, ``turn`` (whose turn), ``direction`` (1 clockwise, -1 counter),
+            ``top`` (top discard), ``suit`` (suit to follow, named by a wild card),
+            ``pending_draw``, ``pending_skip``, ``awaiting_suit``, ``cover_owed``,
+            ``stock_size``, ``discard_size``, ``hands`` (player to cards),
+            ``calls_due`` (catchable call faults, player to reason).
+        """
+        return {
+            "phase": self.phase,
+            "turn": self.current_player if self.phase == PLAY else None,
+            "direction": self.direction,
+            "top": self.discard[-1] if self.discard else None,
+            "suit": self.suit_to_follow,
+            "pending_draw": self.pending_draw,
+            "pending_skip": self.pending_skip,
+            "awaiting_suit": self.awaiting_suit,
+            "cover_owed": self.cover_owed,
+            "stock_size": len(self.stock),
+            "discard_size": len(self.discard),
+            "hands": {p: list(h) for p, h in self.hands.items()},
+            "calls_due": dict(self.faults),
+        }
+
+
+def _type_name(event: Event) -> str:
+    return str(type(event).__struct_config__.tag)
+
+
+_HANDLERS: dict[type, Any] = {
+    Cut: Engine._on_cut,
+    Deal: Engine._on_deal,
+    Play: Engine._on_play,
+    SuitChoice: Engine._on_suit,
+    Draw: Engine._on_draw,
+    Pass: Engine._on_pass,
+    Call: Engine._on_call,
+    Penalty: Engine._on_penalty,
+    Reshuffle: Engine._on_reshuffle,
+    RoundEnd: Engine._on_round_end,
+    MatchEnd: Engine._on_match_end,
+    Abandon: Engine._on_abandon,
+    Game: Engine._on_game,
+}

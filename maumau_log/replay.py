@@ -1,0 +1,388 @@
+"""Drive logs through the engine: split files into games, collect violations, feed visitors.
+
+Data flows one way: :mod:`logfile` (located lines) -> :mod:`events` (decoding) ->
+:mod:`engine` (rules) -> :class:`GameReport` records -> visitors (Parquet rows, statistics,
+printers). A bad line, a bad game or a bad file never stops the others: each game stops at
+its first violation and is reported invalid; the games around it replay as usual.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import msgspec
+
+from .engine import FINISHED, Engine, RuleViolation
+from .events import FORMAT_VERSION, Event, Game, decode_event, event_player
+from .logfile import OVERLONG, LogReadError, iter_lines
+from .rules import Ruleset, RulesetError, resolve
+from .violations import Violation
+
+try:  # the schema module explains why the fast decoder rejected a line
+    from .schema import explain_event
+except ImportError:  # pragma: no cover - during development only
+    explain_event = None  # type: ignore[assignment]
+
+
+@dataclass
+class GameReport:
+    """One replayed game (one round), valid or not.
+
+    Attributes:
+        file: the log file as given.
+        line: the header's line number (or the first line of headerless events).
+        game_id: ``game.game_id``, or None for events outside any game.
+        header: the decoded header, or None.
+        rules: the resolved ruleset, or None when it could not be resolved.
+        events: events in the game, the header counted (so the last index + 1).
+        last_line: the line of the game's last event.
+        violation: the first violation, or None for a valid game.
+        engine: the engine after the last replayed event (None without a valid header).
+    """
+
+    file: str
+    line: int
+    game_id: str | None
+    header: Game | None = None
+    rules: Ruleset | None = None
+    events: int = 0
+    last_line: int = 0
+    violation: Violation | None = None
+    engine: Engine | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def valid(self) -> bool:
+        """True when the game replayed to its ``round_end`` with no violation."""
+        return self.violation is None
+
+    @property
+    def winner(self) -> str | None:
+        """The replayed winner (None for no winner or an invalid game)."""
+        return self.engine.winner if self.engine is not None and self.valid else None
+
+
+class ReplayVisitor(Protocol):
+    """Receives a replay as it happens (python-chess ``BaseVisitor`` style).
+
+    ``event`` is called after each event the engine accepted, with the engine in the state
+    the event left; ``end_game`` once per game, valid or not.
+    """
+
+    def begin_game(self, report: GameReport) -> None:
+        """A header was read (``report.engine`` is set when it resolved)."""
+
+    def event(self, report: GameReport, index: int, line: int, event: Event) -> None:
+        """The engine accepted event number ``index`` (1-based after the header)."""
+
+    def end_game(self, report: GameReport) -> None:
+        """The game is over (valid, or stopped at ``report.violation``)."""
+
+
+class _Game:
+    """A game being replayed (the driver's working record)."""
+
+    __slots__ = ("count", "engine", "failed", "report")
+
+    def __init__(self, report: GameReport) -> None:
+        self.report = report
+        self.engine: Engine | None = None
+        self.failed = False
+        self.count = 0
+
+
+class Replayer:
+    """Replays log files game by game.
+
+    Args:
+        rules_file_options: options from a ``--rules`` TOML file (already read and checked),
+            overriding every game's preset and header options; None for none.
+        visitors: receivers of every accepted event and every finished game.
+    """
+
+    def __init__(
+        self,
+        rules_file_options: Mapping[str, Any] | None = None,
+        visitors: Iterable[ReplayVisitor] = (),
+    ) -> None:
+        self.file_options = dict(rules_file_options) if rules_file_options else None
+        self.visitors = list(visitors)
+
+    # -- violations
+
+    def _violate(
+        self,
+        g: _Game,
+        line: int | None,
+        index: int | None,
+        code: str,
+        message: str,
+        rule: str,
+        expected: str | None = None,
+        player: str | None = None,
+    ) -> None:
+        rep = g.report
+        rep.violation = Violation(
+            file=rep.file,
+            line=line,
+            game_id=rep.game_id,
+            event_index=index,
+            player=player,
+            code=code,
+            rule=rule,
+            message=message,
+            expected=expected,
+        )
+        g.failed = True
+
+    # -- one file
+
+    def replay_file(self, path: str | Path) -> Iterator[GameReport]:
+        """Replay every game of one log file.
+
+        Args:
+            path: a ``.jsonl``, ``.jsonl.gz`` or ``.jsonl.zst`` file (compression is found
+                from the content).
+        Yields:
+            A :class:`GameReport` per game, in file order, including invalid games and a
+            report for events outside any game. A truncated or unreadable file ends with the
+            game in progress reported at the damage (code ``truncated_file`` or
+            ``not_a_log``); the games before it are kept.
+        Raises:
+            LogReadError: the file cannot be opened at all (missing, a directory, no
+                permission); the CLI maps this to exit code 2.
+        """
+        name = str(path)
+        g: _Game | None = None
+        last_line = 0
+        lines = iter_lines(Path(path))
+        try:
+            for line_no, raw in lines:
+                last_line = line_no
+                if raw is OVERLONG:
+                    g = g or self._orphan(name, line_no)
+                    if not g.failed:
+                        self._violate(
+                            g,
+                            line_no,
+                            g.count,
+                            "line_too_long",
+                            "the line is longer than the reader accepts (64 MiB)",
+                            "FORMAT.md Files",
+                        )
+                    g.count += 1
+                    continue
+                try:
+                    ev = decode_event(raw)
+                except msgspec.ValidationError as exc:
+                    if _looks_like_header(raw):
+                        if g is not None:
+                            yield self._finish(g)
+                        g = _Game(GameReport(file=name, line=line_no, game_id=_guess_id(raw)))
+                        self._notify_begin(g.report)
+                    g = g or self._orphan(name, line_no)
+                    if not g.failed:
+                        self._violate(
+                            g,
+                            line_no,
+                            g.count,
+                            "schema_error",
+                            _explain(raw, exc),
+                            "schemas/ (FORMAT.md Events)",
+                        )
+                    g.count += 1
+                    g.report.last_line = line_no
+                    continue
+                except msgspec.DecodeError as exc:
+                    if _looks_like_header(raw):
+                        if g is not None:
+                            yield self._finish(g)
+                        g = _Game(GameReport(file=name, line=line_no, game_id=_guess_id(raw)))
+                        self._notify_begin(g.report)
+                    g = g or self._orphan(name, line_no)
+                    if not g.failed:
+                        self._violate(
+                            g,
+                            line_no,
+                            g.count,
+                            "bad_json",
+                            f"not valid JSON: {exc}",
+                            "FORMAT.md Files (one JSON object per line)",
+                        )
+                    g.count += 1
+                    g.report.last_line = line_no
+                    continue
+                if type(ev) is Game:
+                    if g is not None:
+                        yield self._finish(g)
+                    g = self._start(name, line_no, ev)
+                    continue
+                if g is None:
+                    g = self._orphan(name, line_no)
+                index = g.count
+                g.count += 1
+                g.report.last_line = line_no
+                if g.failed:
+                    continue
+                if g.engine is None:  # events before any header
+                    self._violate(
+                        g,
+                        line_no,
+                        index,
+                        "missing_header",
+                        "an event before any game header; a game starts with its `game` line",
+                        "FORMAT.md Files",
+                        player=event_player(ev),
+                    )
+                    continue
+                if ev.seq is not None and ev.seq != index:
+                    self._violate(
+                        g,
+                        line_no,
+                        index,
+                        "bad_seq",
+                        f"seq is {ev.seq} but this is event {index} of the game",
+                        "FORMAT.md Files (seq counts up by one from 0)",
+                        str(index),
+                        event_player(ev),
+                    )
+                    continue
+                try:
+                    g.engine.apply(ev)
+                except RuleViolation as rv:
+                    self._violate(
+                        g, line_no, index, rv.code, rv.message, rv.rule, rv.expected,
+                        event_player(ev),
+                    )  # fmt: skip
+                    continue
+                for v in self.visitors:
+                    v.event(g.report, index, line_no, ev)
+        except LogReadError as exc:
+            if exc.line is None or (exc.line <= 1 and g is None and last_line == 0):
+                if "binary" in exc.message or "not a text" in exc.message:
+                    g = self._orphan(name, 1)
+                    self._violate(g, 1, None, "not_a_log", exc.message, "FORMAT.md Files")
+                    yield self._finish(g)
+                    return
+                raise
+            g = g or self._orphan(name, exc.line)
+            if not g.failed:
+                self._violate(
+                    g, exc.line, g.count, "truncated_file", exc.message, "FORMAT.md Files"
+                )
+        if g is not None:
+            yield self._finish(g)
+
+    def replay_paths(self, paths: Iterable[str | Path]) -> Iterator[GameReport]:
+        """Replay every game of several files, in order (see :meth:`replay_file`)."""
+        for p in paths:
+            yield from self.replay_file(p)
+
+    # -- games
+
+    def _orphan(self, name: str, line: int) -> _Game:
+        g = _Game(GameReport(file=name, line=line, game_id=None))
+        self._notify_begin(g.report)
+        return g
+
+    def _notify_begin(self, report: GameReport) -> None:
+        for v in self.visitors:
+            v.begin_game(report)
+
+    def _start(self, name: str, line: int, header: Game) -> _Game:
+        report = GameReport(file=name, line=line, game_id=header.game_id, header=header)
+        report.last_line = line
+        g = _Game(report)
+        g.count = 1
+        problem = _header_problem(header)
+        if header.seq not in (None, 0):
+            problem = ("bad_seq", "the header's seq must be 0", "FORMAT.md Files")
+        if problem is None:
+            try:
+                rules = resolve(header.ruleset, header.options, self.file_options)
+            except RulesetError as exc:
+                problem = (exc.code, str(exc), "RULESETS.md (presets and options)")
+            else:
+                report.rules = rules
+                unsupported = rules.unsupported()
+                if unsupported:
+                    problem = (
+                        "unsupported_rule",
+                        "this version cannot replay " + "; ".join(unsupported),
+                        "README support table",
+                    )
+                else:
+                    g.engine = Engine(rules, header)
+                    report.engine = g.engine
+        if problem is not None:
+            code, message, rule = problem
+            self._violate(g, line, 0, code, message, rule)
+        self._notify_begin(report)
+        return g
+
+    def _finish(self, g: _Game) -> GameReport:
+        rep = g.report
+        rep.events = g.count
+        if not g.failed and g.engine is not None and g.engine.phase != FINISHED:
+            self._violate(
+                g,
+                rep.last_line or rep.line,
+                g.count,
+                "round_not_finished",
+                "the game ends without round_end"
+                + (" while the round goes on" if g.engine.phase != "out" else ""),
+                "FORMAT.md Events (round_end closes every game)",
+                g.engine.describe_legal(),
+            )
+        for v in self.visitors:
+            v.end_game(rep)
+        return rep
+
+
+def _header_problem(h: Game) -> tuple[str, str, str] | None:
+    if h.format != FORMAT_VERSION:
+        return (
+            "schema_error",
+            f"game.format is {h.format!r}; this reader knows {FORMAT_VERSION!r}",
+            "FORMAT.md Events (game.format)",
+        )
+    if len(h.players) < 2:
+        return ("schema_error", "a game needs at least two players", "FORMAT.md Events (game)")
+    if len(set(h.players)) != len(h.players):
+        return ("schema_error", "game.players names a player twice", "FORMAT.md Events (game)")
+    if h.dealer is not None and h.dealer not in h.players:
+        return (
+            "schema_error",
+            f"the dealer {h.dealer!r} is not one of the players",
+            "FORMAT.md Events (game.dealer)",
+        )
+    return None
+
+
+def _looks_like_header(raw: bytes) -> bool:
+    head = raw[:200]
+    return b'"game"' in head and b'"type"' in head
+
+
+def _guess_id(raw: bytes) -> str | None:
+    key = raw.find(b'"game_id"')
+    if key < 0:
+        return None
+    start = raw.find(b'"', raw.find(b":", key) + 1)
+    end = raw.find(b'"', start + 1)
+    if start < 0 or end < 0:
+        return None
+    return raw[start + 1 : end].decode("utf-8", "replace")[:200]
+
+
+def _explain(raw: bytes, exc: Exception) -> str:
+    if explain_event is not None:
+        try:
+            return explain_event(json.loads(raw))
+        except Exception:  # pragma: no cover - fall back to the decoder's words
+            pass
+    return str(exc)

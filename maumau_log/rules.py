@@ -1,0 +1,327 @@
+"""Rulesets as data: options, presets, ruleset files (RULESETS.md, PRESETS.md).
+
+A :class:`Ruleset` is frozen data saying what every card does. It is resolved in layers,
+each overriding the one before (issue 2): the defaults, the named preset
+(``maumau_log/presets/<name>.toml``), the log header's ``options``, then a TOML ruleset file
+given with ``--rules FILE``. Every layer is checked against ``schemas/options.schema.json``;
+an unknown preset or option, or a value of the wrong type, raises a located
+:class:`RulesetError`.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from functools import cache, cached_property
+from importlib import resources
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from .cards import JOKER, Card, Rank, Suit, face_value, make_pack, rank_of, suit_of
+from .schema import schema_errors
+
+PRESET_NAMES: tuple[str, ...] = (
+    "standard", "classic", "online", "online-penalty", "prsi", "pesten", "puque", "russian",
+    "faraon", "neuner", "serbian", "crazy-eights",
+)  # fmt: skip
+"""The presets of RULESETS.md, in its order."""
+
+UNSUPPORTED_PRESETS: dict[str, str] = {
+    "tschau-sepp": "Tschau Sepp (RULES.md 10) is listed but its rules are not written down yet",
+}
+
+ALIASES: dict[str, str] = {
+    "mau-mau": "standard", "maumau": "standard", "prší": "prsi", "farao": "faraon",
+    "faraón": "faraon", "crazy_eights": "crazy-eights", "crazyeights": "crazy-eights",
+    "pharaoh": "russian", "101": "russian", "online_penalty": "online-penalty",
+}  # fmt: skip
+"""Other spellings of preset names, resolved like python-chess's ``find_variant``."""
+
+_NULLABLE = ("call_last_card", "call_last_wild", "call_going_out", "max_plays", "match_target",
+             "match_rounds")  # fmt: skip
+
+
+class RulesetError(ValueError):
+    """A preset, option or ruleset file that cannot be used; the message says which and why.
+
+    Attributes:
+        code: ``"unknown_ruleset"`` (no such preset) or ``"bad_option"`` (unknown option or
+            wrong value).
+    """
+
+    def __init__(self, message: str, code: str = "bad_option") -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class CardRule(NamedTuple):
+    """What one card code does under a ruleset (derived from the options, RULES.md terms)."""
+
+    rank: Rank
+    suit: Suit | None
+    wild: bool
+    draw: int
+    draw_previous: int
+    skip: bool
+    reverse: bool
+    play_again: bool
+    cover: bool
+    no_finish: bool
+    cancel: bool
+    redeal: bool
+    points: int
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """A resolved ruleset: every core option of RULESETS.md with its value.
+
+    Build one with :func:`resolve`; the fields mirror the option names exactly. Lists of
+    cards hold ranks (``"7"``), codes (``"KS"``) or ``"X"``; tables map those to numbers.
+    """
+
+    preset: str
+    ranks: tuple[Rank, ...]
+    packs: int
+    jokers: int
+    hand_size: int | Mapping[str, int]
+    first_player: str
+    starter_effect: bool
+    wild_starter: str
+    starter_redeal: tuple[str, ...]
+    wild: tuple[str, ...]
+    wild_on_wild: bool
+    wild_names_suit: bool
+    wild_on_pending: bool
+    draw: Mapping[str, int]
+    draw_previous: Mapping[str, int]
+    draw_answer: str
+    draw_cancel: tuple[str, ...]
+    draw_ends_turn: bool
+    skip: tuple[str, ...]
+    skip_answer: bool
+    reverse: tuple[str, ...]
+    reverse_two_players: str
+    play_again: tuple[str, ...]
+    cover: tuple[str, ...]
+    cover_draw: str
+    no_finish_on: tuple[str, ...]
+    voluntary_draw: bool
+    play_after_draw: str
+    max_draws: int
+    empty_stock: str
+    multi_play: str
+    jump_in: bool
+    call_last_card: str | None
+    call_last_wild: str | None
+    call_going_out: str | None
+    call_penalty: int
+    call_penalty_ends_turn: bool
+    max_plays: int | None
+    blocked_passes: str
+    loser_hand_shrink: bool
+    scoring: str
+    points: Mapping[str, int]
+    wild_finish_multiplier: int
+    match_target: int | None
+    match_rounds: int | None
+    _key: str = field(default="", compare=False, repr=False)
+
+    # -- derived tables -------------------------------------------------------------------
+
+    @cached_property
+    def pack(self) -> tuple[Card, ...]:
+        """The whole pack in canonical order (``cards.make_pack``)."""
+        return tuple(make_pack(self.ranks, self.packs, self.jokers))
+
+    @cached_property
+    def cards(self) -> dict[Card, CardRule]:
+        """Every distinct card code of the pack to what it does."""
+        table: dict[Card, CardRule] = {}
+        for card in self.pack:
+            if card in table:
+                continue
+            rank = rank_of(card)
+            table[card] = CardRule(
+                rank=rank,
+                suit=suit_of(card),
+                wild=matches(card, self.wild),
+                draw=lookup(card, self.draw),
+                draw_previous=lookup(card, self.draw_previous),
+                skip=matches(card, self.skip),
+                reverse=matches(card, self.reverse),
+                play_again=matches(card, self.play_again),
+                cover=matches(card, self.cover),
+                no_finish=matches(card, self.no_finish_on),
+                cancel=matches(card, self.draw_cancel),
+                redeal=matches(card, self.starter_redeal),
+                points=card_points(card, self.points),
+            )
+        return table
+
+    def hand_size_for(self, players: int) -> int:
+        """Cards dealt to each player at a table of ``players`` (RULESETS.md ``hand_size``)."""
+        if isinstance(self.hand_size, int):
+            return self.hand_size
+        return int(self.hand_size.get(str(players), self.hand_size["default"]))
+
+    def options(self) -> dict[str, Any]:
+        """Every option with its value, JSON-ready (lists, not tuples; null for none)."""
+        out = asdict(self)
+        out.pop("preset")
+        out.pop("_key")
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in out.items()}
+
+    @property
+    def key(self) -> str:
+        """A stable JSON text of the preset and every option (the basis of an options hash)."""
+        return self._key
+
+    def unsupported(self) -> list[str]:
+        """Option values this engine version cannot replay yet, each with the option name."""
+        out: list[str] = []
+        if self.multi_play != "none":
+            out.append(f"multi_play = {self.multi_play!r} (several cards in one play)")
+        if self.jump_in:
+            out.append("jump_in = true (out-of-turn plays)")
+        if self.draw_previous:
+            out.append("draw_previous (draws that hit the previous player)")
+        return out
+
+
+def matches(card: Card, specs: tuple[str, ...] | Mapping[str, int]) -> bool:
+    """True when ``card`` is named in ``specs`` by its code, its rank, or ``"X"`` (jokers)."""
+    return card in specs or rank_of(card) in specs
+
+
+def lookup(card: Card, table: Mapping[str, int]) -> int:
+    """The number a card table gives ``card`` (its code first, then its rank), or 0."""
+    if card in table:
+        return table[card]
+    return table.get(rank_of(card), 0)
+
+
+def card_points(card: Card, points: Mapping[str, int]) -> int:
+    """Points of a card left in hand: the ``points`` table (code, then rank), else the face
+    value of a number card, else 0 (court cards and jokers not listed; PRESETS.md ruling 13).
+    """
+    if card in points:
+        return points[card]
+    rank = rank_of(card)
+    if rank in points:
+        return points[rank]
+    return 0 if rank == JOKER else face_value(rank)
+
+
+# -- loading ------------------------------------------------------------------------------
+
+
+def _presets_dir() -> Path:
+    return Path(str(resources.files("maumau_log") / "presets"))
+
+
+def _check_options(options: Any, where: str) -> dict[str, Any]:
+    if not isinstance(options, dict):
+        raise RulesetError(f"{where}: options must be an object, not {type(options).__name__}")
+    problems = schema_errors("options.schema.json", options)
+    if problems:
+        raise RulesetError(f"{where}: " + "; ".join(problems[:5]))
+    return {k: (None if k in _NULLABLE and v == "none" else v) for k, v in options.items()}
+
+
+def read_ruleset_file(path: str | Path) -> dict[str, Any]:
+    """Read a TOML ruleset file (``schemas/ruleset-file.schema.json``) and return its options.
+
+    Args:
+        path: the file; its ``[options]`` table overrides the preset and the log header.
+    Returns:
+        The options, checked (``"none"`` turned into None where an option may be null).
+    Raises:
+        RulesetError: unreadable file, TOML syntax error, unknown option or wrong type; the
+            message names the file.
+    """
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except OSError as exc:
+        raise RulesetError(f"{path}: cannot read the ruleset file: {exc.strerror}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise RulesetError(f"{path}: not valid TOML: {exc}") from exc
+    problems = schema_errors("ruleset-file.schema.json", data)
+    if problems:
+        raise RulesetError(f"{path}: " + "; ".join(problems[:5]))
+    return _check_options(data["options"], str(path))
+
+
+@cache
+def _preset_options(name: str) -> dict[str, Any]:
+    return read_ruleset_file(_presets_dir() / f"{name}.toml")
+
+
+def preset_info(name: str) -> dict[str, Any]:
+    """Return a preset file's ``name``, ``section``, ``description`` and ``notes``."""
+    with open(_presets_dir() / f"{find_preset(name)}.toml", "rb") as fh:
+        data = tomllib.load(fh)
+    return {k: data.get(k) for k in ("name", "section", "description", "notes")}
+
+
+def find_preset(name: str) -> str:
+    """Resolve a preset name or alias (case-insensitive) to its canonical name.
+
+    Raises:
+        RulesetError: code ``unknown_ruleset`` for a name that is no preset (or one that is
+            listed but unsupported, such as ``tschau-sepp``).
+    """
+    key = name.strip().lower()
+    key = ALIASES.get(key, key)
+    if key in PRESET_NAMES:
+        return key
+    if key in UNSUPPORTED_PRESETS:
+        raise RulesetError(f"preset {name!r}: {UNSUPPORTED_PRESETS[key]}", "unknown_ruleset")
+    raise RulesetError(
+        f"unknown preset {name!r}; the presets are: {', '.join(PRESET_NAMES)}", "unknown_ruleset"
+    )
+
+
+def resolve(
+    preset: str,
+    header_options: Mapping[str, Any] | None = None,
+    file_options: Mapping[str, Any] | None = None,
+) -> Ruleset:
+    """Resolve a ruleset: defaults, then the preset, the header's options, the file's options.
+
+    Args:
+        preset: a preset name or alias (``game.ruleset``).
+        header_options: the log header's ``options`` object, or None.
+        file_options: options from :func:`read_ruleset_file`, or None.
+    Returns:
+        The frozen :class:`Ruleset` (cached: equal inputs give the same object).
+    Raises:
+        RulesetError: unknown preset (code ``unknown_ruleset``), unknown option or wrong
+            value type (code ``bad_option``).
+    """
+    key = json.dumps([preset, header_options, file_options], sort_keys=True, default=str)
+    return _resolve_cached(key)
+
+
+@cache
+def _resolve_cached(key: str) -> Ruleset:
+    preset, header_options, file_options = json.loads(key)
+    name = find_preset(preset)
+    merged: dict[str, Any] = dict(_preset_options("defaults"))
+    merged.update(_preset_options(name))
+    if header_options is not None:
+        merged.update(_check_options(header_options, "game.options"))
+    if file_options:
+        merged.update(file_options)
+    values: dict[str, Any] = {}
+    for k, v in merged.items():
+        if isinstance(v, list):
+            values[k] = tuple(v)
+        else:
+            values[k] = v
+    canonical_key = json.dumps({"preset": name, **merged}, sort_keys=True)
+    ruleset = Ruleset(preset=name, _key=canonical_key, **values)
+    return ruleset

@@ -1,0 +1,161 @@
+"""The JSON Schemas under ``schemas/``: loading them and checking raw data against them.
+
+``schemas/`` is the normative, machine-readable form of FORMAT.md (events) and RULESETS.md
+(options, ruleset files). A wheel carries it as ``maumau_log/_schemas`` (hatchling
+``force-include``); an editable install reads it from the source tree.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import msgspec
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import best_match
+from referencing import Registry, Resource
+
+from .events import Event
+
+_SOURCE_TREE = Path(__file__).resolve().parent.parent / "schemas"
+
+
+def schema_dir() -> Path:
+    """Return the folder holding the schema files (wheel copy first, then the source tree)."""
+    packaged = resources.files("maumau_log") / "_schemas"
+    if packaged.is_dir():
+        return Path(str(packaged))
+    return _SOURCE_TREE
+
+
+@cache
+def load_schema(name: str) -> dict[str, Any]:
+    """Load one schema file by its path under :func:`schema_dir`.
+
+    Args:
+        name: ``"options.schema.json"``, or ``"events/play.schema.json"`` in a subfolder.
+    Returns:
+        The schema as decoded JSON.
+    Raises:
+        FileNotFoundError: no such schema.
+    """
+    with open(schema_dir() / name, encoding="utf-8") as fh:
+        data: dict[str, Any] = json.load(fh)
+    return data
+
+
+@cache
+def _registry() -> Registry:
+    """Register every schema file, in ``schemas/`` and its subfolders (``events/``).
+
+    Each file is keyed by its path relative to :func:`schema_dir` (``"events/play.schema.json"``)
+    and by its ``$id``, so relative ``$ref``s resolved against the ``$id`` find it.
+    """
+    root = schema_dir()
+    registry: Registry = Registry()
+    for path in sorted(root.rglob("*.json")):
+        name = path.relative_to(root).as_posix()
+        contents = load_schema(name)
+        resource = Resource.from_contents(contents)
+        registry = registry.with_resource(name, resource)
+        if "$id" in contents:
+            registry = registry.with_resource(contents["$id"], resource)
+    return registry
+
+
+@cache
+def validator(name: str) -> Draft202012Validator:
+    """Return a draft 2020-12 validator for one schema file, with the others resolvable.
+
+    Args:
+        name: the schema's path under :func:`schema_dir` (``"events/play.schema.json"``).
+    Returns:
+        A cached validator; every schema file can be reached by ``$ref``.
+    Raises:
+        FileNotFoundError: no such schema.
+    """
+    return Draft202012Validator(load_schema(name), registry=_registry())
+
+
+def schema_errors(name: str, instance: Any) -> list[str]:
+    """Check ``instance`` against a schema and describe every failure.
+
+    Args:
+        name: the schema's path under :func:`schema_dir`.
+        instance: decoded JSON (or TOML) data.
+    Returns:
+        Messages like ``"options.draw_answer: 'foo' is not one of ['none', ...]"``, best
+        first; empty when valid.
+    """
+    errors = sorted(
+        validator(name).iter_errors(instance), key=lambda e: (len(e.path), list(e.path))
+    )
+    out = []
+    for err in errors:
+        where = ".".join(str(p) for p in err.absolute_path)
+        out.append(f"{where}: {err.message}" if where else err.message)
+    return out
+
+
+EVENT_SCHEMA_NAMES: dict[str, str] = {
+    t: f"events/{t}.schema.json"
+    for t in (
+        "game", "cut", "deal", "play", "suit", "draw", "pass", "mau", "penalty", "reshuffle",
+        "round_end", "match_end", "abandon",
+    )
+}  # fmt: skip
+"""Each event ``type`` (FORMAT.md "Events") to its schema file; ``event.schema.json`` takes any."""
+
+_JSON_TYPES: tuple[tuple[type | tuple[type, ...], str], ...] = (
+    (list, "an array"),
+    (str, "a string"),
+    (bool, "a boolean"),
+    ((int, float), "a number"),
+)
+
+
+def _json_type(value: object) -> str:
+    if value is None:
+        return "null"
+    for py_type, name in _JSON_TYPES:
+        if isinstance(value, py_type):
+            return name
+    return type(value).__name__
+
+
+def explain_event(obj: object) -> str:
+    """Say, in the schemas' words, why a decoded log line is not a valid event.
+
+    Meant for a line the fast msgspec decoder (:func:`maumau_log.events.decode_event`)
+    rejected: the line's JSON value is checked against the schema of its ``type`` and the most
+    relevant failure is returned with its place (``"play.cards: [] should be non-empty"``,
+    ``"draw.count: 'two' is not of type 'integer', 'null'"``). Where the schemas find nothing
+    (JSON Schema counts ``2.0`` as an integer, the decoder does not), the decoder's own message
+    is returned.
+
+    Args:
+        obj: the decoded JSON value of one line (``json.loads`` of it).
+    Returns:
+        One message, without a trailing period; ``""`` if the value is a valid event for both
+        the schemas and the decoder.
+    """
+    known = ", ".join(EVENT_SCHEMA_NAMES)
+    if not isinstance(obj, dict):
+        return f"an event must be a JSON object, not {_json_type(obj)}"
+    if "type" not in obj:
+        return f"an event needs a 'type'; known types: {known}"
+    typ = obj["type"]
+    if not isinstance(typ, str) or typ not in EVENT_SCHEMA_NAMES:
+        return f"unknown event type {typ!r}; known types: {known}"
+    error = best_match(validator(EVENT_SCHEMA_NAMES[typ]).iter_errors(obj))
+    if error is not None:
+        where = ".".join([typ, *(str(p) for p in error.absolute_path)])
+        return f"{where}: {error.message}"
+    try:
+        msgspec.convert(obj, Event, strict=True)
+    except msgspec.ValidationError as exc:
+        return f"{typ}: {exc}"
+    return ""

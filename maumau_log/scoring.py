@@ -1,0 +1,85 @@
+"""Round scores for every scoring system (RULESETS.md "Scoring systems", PRESETS.md ruling 13).
+
+Pure functions of the final hands: no state, no I/O. Match totals and standings over several
+rounds are issue 6's; this module scores one round.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from .cards import Card
+from .rules import Ruleset
+
+
+def hand_points(rules: Ruleset, hand: Sequence[Card]) -> int:
+    """Points of the cards left in a hand under ``rules.points`` (ruling 13).
+
+    Args:
+        rules: the ruleset (its ``points`` table and pack).
+        hand: card codes.
+    Returns:
+        The sum, e.g. ``["7H", "JC"]`` under ``classic`` -> 7 + 20 = 27.
+    """
+    table = rules.cards
+    return sum(table[c].points for c in hand)
+
+
+def finish_multiplier(rules: Ruleset, last_play: Sequence[Card]) -> int:
+    """The multiplier of a round won on a wild card (``wild_finish_multiplier``).
+
+    ``serbian`` raises it to the power of the number of identical wild cards in the last
+    play (one J: x2, two identical Js: x4); other systems apply it once.
+
+    Args:
+        rules: the ruleset.
+        last_play: the cards of the play that emptied the hand.
+    Returns:
+        1 when the round was not won on a wild card.
+    """
+    if not last_play or not rules.cards[last_play[-1]].wild:
+        return 1
+    if rules.scoring == "serbian":
+        wilds = sum(1 for c in last_play if c == last_play[-1])
+        return int(rules.wild_finish_multiplier**wilds)
+    return rules.wild_finish_multiplier
+
+
+def round_scores(
+    rules: Ruleset,
+    players: Sequence[str],
+    hands: Mapping[str, Sequence[Card]],
+    winner: str | None,
+    last_play: Sequence[Card],
+) -> dict[str, int]:
+    """Score one round (PRESETS.md ruling 13).
+
+    Args:
+        rules: the ruleset (``scoring``, ``points``, ``wild_finish_multiplier``).
+        players: every player, in seat order.
+        hands: the final hands.
+        winner: who emptied the hand, or None (play limit, blocked stock, abandon).
+        last_play: the cards of the winning play (for the wild-finish multiplier).
+    Returns:
+        Player to points this round, listing every player:
+        ``winner_collects``: the winner scores the others' points, the others 0;
+        ``penalty_points``: each other player the own points, the winner 0;
+        ``serbian``: the winner -30 (times the multiplier), the others their own points
+        (times it); ``hand_penalty``: minus the own points; ``none``: all 0.
+        Without a winner, ``winner_collects`` scores nothing and the others score each
+        player's own hand (signed as their system signs it).
+    """
+    own = {p: hand_points(rules, hands[p]) for p in players}
+    mult = finish_multiplier(rules, last_play) if winner is not None else 1
+    system = rules.scoring
+    if system == "winner_collects":
+        if winner is None:
+            return dict.fromkeys(players, 0)
+        return {p: (sum(own.values()) * mult if p == winner else 0) for p in players}
+    if system == "penalty_points":
+        return {p: (0 if p == winner else own[p] * mult) for p in players}
+    if system == "serbian":
+        return {p: (-30 * mult if p == winner else own[p] * mult) for p in players}
+    if system == "hand_penalty":
+        return {p: (0 if p == winner else -own[p] * mult) for p in players}
+    return dict.fromkeys(players, 0)
