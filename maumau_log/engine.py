@@ -162,8 +162,9 @@ class Engine:
         self.penalty_owed: tuple[str, int] | None = None
         self.ended_reason: str | None = None
         # counters a replay's visitors read
-        self.turns = Counter[str]()
-        self.skipped = Counter[str]()
+        self.turns = Counter[str]()  # turns begun, per player
+        self.skipped = Counter[str]()  # turns lost to a skip card, per player
+        self.call_faults = Counter[str]()  # calls missed or wrong (caught or not), per player
         self.winner: str | None = None
         self.scores: dict[str, int] | None = None
 
@@ -494,6 +495,7 @@ class Engine:
         if due is None or normalize_call(due) in self.words:
             return
         self.faults[player] = "wrong_call" if self.words else "missed_call"
+        self.call_faults[player] += 1
 
     def _last_card_word(self, card: Card) -> str | None:
         if self.cards[card].wild and self.rules.call_last_wild is not None:

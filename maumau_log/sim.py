@@ -1,0 +1,285 @@
+"""Seeded bots that play any ruleset the engine replays and write full-information logs.
+
+The bots choose among :meth:`Engine.legal_actions` (random legal moves, occasional
+voluntary draws, sometimes forgetting or miscalling a call, sometimes catching a missed
+call), and every event they write is applied to an engine first: a simulated game is legal
+by construction under our reading of the rules. That proves consistency, not correctness
+(see the README). There is no hidden randomness: one ``random.Random(seed)`` drives
+everything, and shuffles use ``Random.random()`` only (CPython promises repeatable
+``random()`` across versions, not ``shuffle``), so a seed gives the same file byte for byte.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Mapping
+from typing import Any, BinaryIO
+
+from .cards import SUITS, Card
+from .engine import ENDED, OUT, PLAY, Action, Engine
+from .events import (
+    FORMAT_VERSION,
+    Call,
+    Deal,
+    Draw,
+    Event,
+    Game,
+    Pass,
+    Penalty,
+    Play,
+    Reshuffle,
+    RoundEnd,
+    SuitChoice,
+    encode_event,
+)
+from .rules import Ruleset, resolve
+
+MAX_EVENTS = 20_000
+"""A simulated round longer than this is abandoned (it never happened in testing)."""
+
+
+def shuffle(cards: list[Card], rng: random.Random) -> None:
+    """Fisher-Yates shuffle in place driven by ``rng.random()`` only (repeatable).
+
+    Args:
+        cards: the list to shuffle.
+        rng: the seeded generator.
+    """
+    for i in range(len(cards) - 1, 0, -1):
+        j = int(rng.random() * (i + 1))
+        cards[i], cards[j] = cards[j], cards[i]
+
+
+class Bot:
+    """Tunable habits of the simulated players (probabilities in 0..1).
+
+    Attributes:
+        voluntary_draw: chance to draw although a card could be played (where allowed).
+        forget_call: chance to forget a call that is due.
+        wrong_call: chance to say a wrong word instead.
+        catch: chance that another player catches a call fault when it can.
+    """
+
+    def __init__(
+        self,
+        voluntary_draw: float = 0.08,
+        forget_call: float = 0.15,
+        wrong_call: float = 0.05,
+        catch: float = 0.6,
+    ) -> None:
+        self.voluntary_draw = voluntary_draw
+        self.forget_call = forget_call
+        self.wrong_call = wrong_call
+        self.catch = catch
+
+
+class _Table:
+    """One simulated round: the engine, the event list and the seeded choices."""
+
+    def __init__(self, rules: Ruleset, header: Game, rng: random.Random, bot: Bot) -> None:
+        self.rules = rules
+        self.engine = Engine(rules, header)
+        self.rng = rng
+        self.bot = bot
+        self.events: list[Event] = [header]
+
+    def emit(self, event: Event) -> None:
+        self.engine.apply(event)  # raises RuleViolation on a simulator bug
+        self.events.append(event)
+
+    def stock_top(self, n: int) -> list[Card]:
+        stock = self.engine.stock
+        return [stock[-1 - i] for i in range(n)]
+
+    def ensure_stock(self) -> None:
+        e = self.engine
+        if not e.stock and e.rules.empty_stock == "reshuffle" and len(e.discard) > 1:
+            new = list(e.discard[:-1])
+            shuffle(new, self.rng)
+            self.emit(Reshuffle(stock=new))
+
+    def deal(self) -> None:
+        rules, rng = self.rules, self.rng
+        pack = list(rules.pack)
+        shuffle(pack, rng)
+        e = self.engine
+        size = rules.hand_size_for(e.n)
+        first = (e.dealer + 1) % e.n
+        order = [e.players[(first + i) % e.n] for i in range(e.n)]
+        hands: dict[str, list[Card]] = {p: [] for p in order}
+        for _ in range(size):
+            for p in order:
+                hands[p].append(pack.pop())
+        starter = pack.pop()
+        while rules.cards[starter].redeal and pack:
+            pack.insert(0, starter)  # back into the stock, at the bottom
+            starter = pack.pop()
+        self.emit(Deal(hands=hands, starter=starter, stock=pack[::-1]))
+
+    def calls_after_play(self, player: str) -> None:
+        e, rules, rng = self.engine, self.rules, self.rng
+        hand = e.hands[player]
+        if e.phase == OUT and rules.call_going_out:
+            if rng.random() >= self.bot.forget_call:
+                self.emit(Call(player=player, call=rules.call_going_out))
+            return
+        if len(hand) != 1 or e.phase != PLAY:
+            return
+        word = e._last_card_word(hand[0])
+        if word is None:
+            return
+        roll = rng.random()
+        if roll < self.bot.forget_call:
+            return
+        if roll < self.bot.forget_call + self.bot.wrong_call:
+            self.emit(Call(player=player, call="mau" if word != "mau" else "last card"))
+            return
+        self.emit(Call(player=player, call=word))
+
+    def catches(self) -> None:
+        e, rng = self.engine, self.rng
+        if e.awaiting_suit is not None:
+            return
+        for player in sorted(e.faults):
+            if rng.random() >= self.bot.catch or player not in e.faults:
+                continue
+            others = [p for p in e.players if p != player]
+            by = others[int(rng.random() * len(others))]
+            reason = e.faults[player]
+            need = self.rules.call_penalty
+            while need > 0:
+                self.ensure_stock()
+                n = min(need, len(e.stock))
+                if n == 0:
+                    break
+                self.emit(Penalty(player=player, reason=reason, by=by, cards=self.stock_top(n)))
+                need -= n
+                if e.penalty_owed is None:
+                    break
+
+    def choose(self, acts: list[Action]) -> Action:
+        rng = self.rng
+        plays = [a for a in acts if a.kind == "play"]
+        draws = [a for a in acts if a.kind == "draw"]
+        passes = [a for a in acts if a.kind == "pass"]
+        if plays and (not draws or rng.random() >= self.bot.voluntary_draw):
+            return plays[int(rng.random() * len(plays))]
+        if draws:
+            return draws[0]
+        if passes:
+            return passes[0]
+        return acts[int(rng.random() * len(acts))]
+
+    def choose_suit(self, player: str) -> str:
+        hand = self.engine.hands[player]
+        counts = {s: sum(1 for c in hand if c.endswith(s)) for s in SUITS}
+        best = max(counts.values())
+        options = [s for s in SUITS if counts[s] == best]
+        return options[int(self.rng.random() * len(options))]
+
+    def play_round(self) -> None:
+        e = self.engine
+        self.deal()
+        while e.phase == PLAY and len(self.events) < MAX_EVENTS:
+            self.catches()
+            if e.phase != PLAY:
+                break
+            acts = e.legal_actions()
+            if not acts:
+                raise RuntimeError(f"simulator: no legal action in state {e.view()}")
+            act = self.choose(acts)
+            if act.kind == "suit":
+                assert act.player is not None
+                self.emit(SuitChoice(player=act.player, suit=self.choose_suit(act.player)))  # type: ignore[arg-type]
+                self.calls_after_play(act.player)
+            elif act.kind == "play":
+                assert act.player is not None and act.card is not None
+                self.emit(Play(player=act.player, cards=[act.card]))
+                if e.awaiting_suit is None:
+                    self.calls_after_play(act.player)
+            elif act.kind == "draw":
+                assert act.player is not None
+                self.ensure_stock()
+                n = min(act.count, len(e.stock))
+                self.emit(Draw(player=act.player, cards=self.stock_top(n), reason=act.reason))  # type: ignore[arg-type]
+            elif act.kind == "pass":
+                assert act.player is not None
+                self.emit(Pass(player=act.player))
+            if e.phase == OUT:
+                self.catches()
+        if e.phase == PLAY:
+            from .events import Abandon
+
+            self.emit(Abandon(reason="simulator event limit"))
+        assert e.phase in (OUT, ENDED)
+        winner = e.out_player if e.phase == OUT else None
+        from .scoring import round_scores
+
+        scores = round_scores(self.rules, e.players, e.hands, winner, e.last_play)
+        hands: dict[str, Any] = {p: list(h) for p, h in e.hands.items()}
+        end = RoundEnd(
+            winner=winner,
+            scores=dict(scores) if self.rules.scoring != "none" else None,
+            hands=hands,
+        )
+        self.emit(end)
+
+
+def simulate(
+    ruleset: str,
+    players: int,
+    games: int,
+    seed: int,
+    options: Mapping[str, Any] | None = None,
+    bot: Bot | None = None,
+    id_prefix: str = "sim",
+) -> Iterator[list[Event]]:
+    """Play ``games`` seeded rounds and yield each as its list of events (header first).
+
+    Args:
+        ruleset: a preset name.
+        players: 2 or more.
+        games: how many rounds.
+        seed: the seed; equal arguments give equal games.
+        options: header options overriding the preset (written into every header).
+        bot: the players' habits (defaults: :class:`Bot`).
+        id_prefix: the start of every ``game_id``.
+    Yields:
+        One list of events per game.
+    Raises:
+        RulesetError: unknown preset or bad options.
+        RuleViolation: only on a simulator bug (a game the engine rejects).
+    """
+    rules = resolve(ruleset, dict(options) if options else None)
+    rng = random.Random(seed)
+    bot = bot or Bot()
+    names = [f"p{i + 1}" for i in range(players)]
+    for g in range(games):
+        header = Game(
+            format=FORMAT_VERSION,
+            game_id=f"{id_prefix}-{seed}-{g:06d}",
+            ruleset=rules.preset,
+            options=dict(options) if options else None,
+            players=names,
+            dealer=names[int(rng.random() * players)],
+            meta={"engine": "maumau-log simulate", "seed": seed},
+        )
+        table = _Table(rules, header, rng, bot)
+        table.play_round()
+        yield table.events
+
+
+def write_games(games: Iterator[list[Event]], out: BinaryIO) -> tuple[int, int]:
+    """Write simulated games as JSON Lines.
+
+    Returns:
+        ``(games, events)`` written.
+    """
+    n_games = n_events = 0
+    for events in games:
+        n_games += 1
+        for ev in events:
+            out.write(encode_event(ev))
+            out.write(b"\n")
+            n_events += 1
+    return n_games, n_events
