@@ -1,0 +1,1 @@
+"""Dataset commands (ingest, stats, game, query, analyze): see issue 3."""

@@ -1,0 +1,294 @@
+"""``validate``, ``simulate`` and ``rules``: the replay side of the command line."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections import Counter
+from contextlib import nullcontext
+from pathlib import Path
+from typing import Annotated, Any, BinaryIO
+
+import typer
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from ..logfile import LogReadError, expand_paths
+from ..replay import GameReport, Replayer
+from ..rules import (
+    PRESET_NAMES,
+    UNSUPPORTED_PRESETS,
+    RulesetError,
+    preset_info,
+    read_ruleset_file,
+    resolve,
+)
+from ..schema import load_schema
+from ..violations import Violation
+from . import EXIT_OK, EXIT_USAGE, EXIT_VIOLATIONS, app, err, fail, out
+
+RulesOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--rules",
+        help="A TOML ruleset file whose [options] override every game's preset and header.",
+        show_default=False,
+    ),
+]
+
+
+def load_rules_file(path: Path | None) -> dict[str, Any] | None:
+    """Read ``--rules FILE`` or exit 2 with the located reason."""
+    if path is None:
+        return None
+    try:
+        return read_ruleset_file(path)
+    except RulesetError as exc:
+        fail(str(exc))
+
+
+def resolve_inputs(paths: list[Path]) -> list[Path]:
+    """Expand files and directories into log files, or exit 2 (missing path, no logs)."""
+    try:
+        files = expand_paths(paths)
+    except LogReadError as exc:
+        fail(str(exc))
+    if not files:
+        fail("no log files found in " + ", ".join(str(p) for p in paths))
+    return files
+
+
+class ValidationRun:
+    """Replays files and keeps the tallies ``validate`` and ``analyze`` report.
+
+    Attributes:
+        games, valid: counts of games replayed and valid.
+        violations: every violation, in file order.
+        unreadable: files that could not be opened (the run exits 2).
+    """
+
+    def __init__(self) -> None:
+        self.games = 0
+        self.valid = 0
+        self.violations: list[Violation] = []
+        self.unreadable: list[str] = []
+
+    def run(self, replayer: Replayer, files: list[Path], progress: bool = True) -> None:
+        """Replay ``files``; a file that cannot be opened is noted, the others go on."""
+        show = progress and err.is_terminal
+        bar = (
+            Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                TextColumn("{task.completed}/{task.total} files, {task.fields[games]} games"),
+                TimeElapsedColumn(),
+                console=err,
+                transient=True,
+            )
+            if show
+            else nullcontext()
+        )
+        with bar as prog:
+            task = prog.add_task("replaying", total=len(files), games=0) if prog else None
+            for f in files:
+                try:
+                    for report in replayer.replay_file(f):
+                        self.add(report)
+                        if prog is not None and task is not None and self.games % 500 == 0:
+                            prog.update(task, games=self.games)
+                except LogReadError as exc:
+                    self.unreadable.append(str(exc))
+                if prog is not None and task is not None:
+                    prog.update(task, advance=1, games=self.games)
+
+    def add(self, report: GameReport) -> None:
+        """Count one game's report."""
+        if report.game_id is not None or report.header is not None or not report.valid:
+            self.games += 1
+        if report.valid:
+            self.valid += 1
+        elif report.violation is not None:
+            self.violations.append(report.violation)
+
+    @property
+    def exit_code(self) -> int:
+        """2 when a file was unreadable, 1 when a violation was found, else 0."""
+        if self.unreadable:
+            return EXIT_USAGE
+        return EXIT_VIOLATIONS if self.violations else EXIT_OK
+
+    def as_json(self) -> dict[str, Any]:
+        """The ``validate --json`` document."""
+        return {
+            "games": self.games,
+            "valid": self.valid,
+            "invalid": self.games - self.valid,
+            "violations": [v.to_dict() for v in self.violations],
+            "unreadable": self.unreadable,
+        }
+
+    def print_report(self, limit: int = 50) -> None:
+        """Print a readable report to stderr: the violations, then a one-line summary."""
+        if self.violations:
+            table = Table(title="Violations", show_lines=False, highlight=False)
+            for col in ("where", "game", "event", "player", "code", "what happened"):
+                table.add_column(col, overflow="fold")
+            for v in self.violations[:limit]:
+                what = v.message + (f"\n[dim]legal: {v.expected}[/]" if v.expected else "")
+                what += f"\n[dim]rule: {v.rule}[/]"
+                table.add_row(
+                    f"{v.file}:{v.line}" if v.line is not None else v.file,
+                    v.game_id or "-",
+                    "-" if v.event_index is None else str(v.event_index),
+                    v.player or "-",
+                    f"[bold red]{v.code}[/]",
+                    what,
+                )
+            err.print(table)
+            if len(self.violations) > limit:
+                err.print(f"... and {len(self.violations) - limit} more (use --json for all)")
+            codes = Counter(v.code for v in self.violations)
+            err.print("by code: " + ", ".join(f"{c} {n}" for c, n in codes.most_common()))
+        for problem in self.unreadable:
+            err.print(f"[bold red]unreadable:[/] {problem}", highlight=False)
+        colour = "green" if not self.violations and not self.unreadable else "red"
+        err.print(
+            f"[bold {colour}]{self.games} games: {self.valid} valid, "
+            f"{self.games - self.valid} invalid[/]"
+        )
+
+
+@app.command()
+def validate(
+    paths: Annotated[list[Path], typer.Argument(help="Log files or directories.")],
+    rules: RulesOpt = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print one JSON document on stdout.")
+    ] = False,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar on stderr.")] = True,
+) -> None:
+    """Replay every game and report each violation with its place and the rule broken.
+
+    Exit 0 when every game is valid, 1 when any violation is found, 2 for usage errors or
+    unreadable input.
+    """
+    file_options = load_rules_file(rules)
+    files = resolve_inputs(paths)
+    run = ValidationRun()
+    run.run(Replayer(file_options), files, progress=progress and not as_json)
+    if as_json:
+        out.print_json(json.dumps(run.as_json()))
+    else:
+        run.print_report()
+    raise typer.Exit(run.exit_code)
+
+
+@app.command()
+def simulate(
+    out_file: Annotated[
+        Path, typer.Option("--out", help="Output log (.jsonl, .jsonl.gz or .jsonl.zst).")
+    ],
+    ruleset: Annotated[str, typer.Option("--ruleset", help="Preset name.")] = "standard",
+    players: Annotated[int, typer.Option(min=2, max=10, help="Players per game.")] = 4,
+    games: Annotated[int, typer.Option(min=1, help="Games (rounds) to play.")] = 10,
+    seed: Annotated[int, typer.Option(help="Seed: the same seed gives the same file.")] = 1,
+    options: Annotated[
+        str | None, typer.Option(help="Header options as a JSON object, e.g. '{\"hand_size\": 6}'.")
+    ] = None,
+) -> None:
+    """Play seeded games with random legal bots and write full-information logs."""
+    from ..sim import simulate as run_sim
+    from ..sim import write_games
+
+    opts: dict[str, Any] | None = None
+    if options:
+        try:
+            opts = json.loads(options)
+        except json.JSONDecodeError as exc:
+            fail(f"--options is not JSON: {exc}")
+    try:
+        resolve(ruleset, opts)
+    except RulesetError as exc:
+        fail(str(exc))
+    gen = run_sim(ruleset, players, games, seed, options=opts)
+    try:
+        with _open_out(out_file) as fh:
+            n_games, n_events = write_games(gen, fh)
+    except OSError as exc:
+        fail(f"{out_file}: cannot write: {exc.strerror}")
+    err.print(f"wrote {n_games} games, {n_events} events to {out_file}")
+
+
+def _open_out(path: Path) -> Any:
+    name = path.name
+    if name.endswith(".gz"):
+        raw = open(path, "wb")  # noqa: SIM115 - closed by the GzipFile wrapper below
+        return _Closing(gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename=""), raw)
+    if name.endswith(".zst"):
+        import zstandard
+
+        raw = open(path, "wb")  # noqa: SIM115
+        return _Closing(zstandard.ZstdCompressor(level=10).stream_writer(raw), raw)
+    return open(path, "wb")
+
+
+class _Closing:
+    """Close a compressing writer, then the file under it."""
+
+    def __init__(self, writer: Any, raw: BinaryIO) -> None:
+        self.writer, self.raw = writer, raw
+
+    def __enter__(self) -> Any:
+        return self.writer
+
+    def __exit__(self, *exc: object) -> None:
+        self.writer.close()
+        self.raw.close()
+
+
+@app.command("rules")
+def rules_cmd(
+    preset: Annotated[str | None, typer.Argument(help="A preset name; omit to list them.")] = None,
+    rules: RulesOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the options as JSON.")] = False,
+) -> None:
+    """List the presets, or print one preset's effective options with what each means."""
+    if preset is None:
+        table = Table(title="Presets", highlight=False)
+        table.add_column("preset")
+        table.add_column("rules")
+        table.add_column("replayed")
+        for name in PRESET_NAMES:
+            info = preset_info(name)
+            unsupported = resolve(name).unsupported()
+            table.add_row(
+                name,
+                info["description"] or "",
+                "yes" if not unsupported else "not yet: " + "; ".join(unsupported),
+            )
+        for name, why in UNSUPPORTED_PRESETS.items():
+            table.add_row(name, why, "no")
+        out.print(table)
+        return
+    file_options = load_rules_file(rules)
+    try:
+        resolved = resolve(preset, None, file_options)
+    except RulesetError as exc:
+        fail(str(exc))
+    options = resolved.options()
+    if as_json:
+        out.print_json(json.dumps({"preset": resolved.preset, "options": options}))
+        return
+    info = preset_info(resolved.preset)
+    out.print(f"[bold]{resolved.preset}[/]: {info['description']}", highlight=False)
+    out.print(f"[dim]{info['section']}[/]", highlight=False)
+    for note in info.get("notes") or []:
+        out.print(f"  note: {note}", highlight=False)
+    described = load_schema("options.schema.json")["properties"]
+    table = Table(highlight=False)
+    table.add_column("option")
+    table.add_column("value")
+    table.add_column("meaning", overflow="fold")
+    for name, value in options.items():
+        table.add_row(name, json.dumps(value), described.get(name, {}).get("description", ""))
+    out.print(table)
