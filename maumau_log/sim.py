@@ -24,6 +24,7 @@ from .events import (
     Draw,
     Event,
     Game,
+    HandCount,
     Pass,
     Penalty,
     Play,
@@ -106,10 +107,12 @@ class _Table:
         size = rules.hand_size_for(e.n)
         first = (e.dealer + 1) % e.n
         order = [e.players[(first + i) % e.n] for i in range(e.n)]
-        hands: dict[str, list[Card]] = {p: [] for p in order}
+        hands: dict[str, list[Card] | HandCount] = {}
+        dealt: dict[str, list[Card]] = {p: [] for p in order}
         for _ in range(size):
             for p in order:
-                hands[p].append(pack.pop())
+                dealt[p].append(pack.pop())
+        hands.update(dealt)
         starter = pack.pop()
         while rules.cards[starter].redeal and pack:
             pack.insert(0, starter)  # back into the stock, at the bottom
