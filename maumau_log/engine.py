@@ -867,6 +867,13 @@ class Engine:
                 self.skipped[self.players[skipped]] += 1
                 steps += 1
         self._begin_turn(self._next_seat(seat, steps))
+        if self.pending_draw and self._drawable() == 0:
+            # no card left anywhere: the draw lapses at once, as if served with nothing;
+            # where serving ends the turn, the player loses it (PRESETS.md ruling 12)
+            self.pending_draw = 0
+            self.pending_rank = None
+            if self.pending_ends_turn:
+                self._end_turn()
 
     def _begin_turn_same(self, seat: int) -> None:
         self.current = seat

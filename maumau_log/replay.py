@@ -156,10 +156,20 @@ class Replayer:
             LogReadError: the file cannot be opened at all (missing, a directory, no
                 permission); the CLI maps this to exit code 2.
         """
-        name = str(path)
+        return self.replay_lines(str(path), iter_lines(Path(path)))
+
+    def replay_lines(self, name: str, lines: Iterable[tuple[int, bytes]]) -> Iterator[GameReport]:
+        """Replay located lines (``(line_number, raw_bytes)``, as :func:`iter_lines` yields).
+
+        Args:
+            name: the source's name for the reports (a path, or e.g. ``"<memory>"``).
+            lines: the lines; a :class:`LogReadError` raised while iterating ends the source
+                as :meth:`replay_file` describes.
+        Yields:
+            A :class:`GameReport` per game.
+        """
         g: _Game | None = None
         last_line = 0
-        lines = iter_lines(Path(path))
         try:
             for line_no, raw in lines:
                 last_line = line_no
@@ -386,3 +396,23 @@ def _explain(raw: bytes, exc: Exception) -> str:
         except Exception:  # pragma: no cover - fall back to the decoder's words
             pass
     return str(exc)
+
+
+def replay_events(
+    events: Iterable[Event],
+    name: str = "<memory>",
+    rules_file_options: Mapping[str, Any] | None = None,
+) -> list[GameReport]:
+    """Replay events held in memory (one or more games, headers included).
+
+    Args:
+        events: the events in log order.
+        name: the name the reports give as their file.
+        rules_file_options: as for :class:`Replayer`.
+    Returns:
+        One :class:`GameReport` per game; event ``i`` of the list is line ``i + 1``.
+    """
+    from .events import encode_event
+
+    lines = ((i + 1, encode_event(ev)) for i, ev in enumerate(events))
+    return list(Replayer(rules_file_options).replay_lines(name, lines))

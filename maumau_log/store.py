@@ -1,0 +1,528 @@
+"""The Parquet dataset: Arrow schemas, crash-safe appends, lazy reads (issue 3).
+
+A dataset is a folder::
+
+    DATASET/
+      maumau-dataset.json                       the manifest: the published files
+      games/ruleset=classic/date=unknown/part-<ingest id>.parquet
+      results/...   events/...   violations/...
+      .lock                                     held (flock) while an ingest writes
+      .tmp-<ingest id>/                         only while an ingest runs
+
+Every table is hive-partitioned on ``ruleset`` (the canonical preset name, ``unknown`` when
+the header named none that resolved) and ``date`` (``YYYY-MM-DD`` from the header's
+``started_at`` or ``t``, ``unknown`` when the log gives none); the partition values live in
+the paths only. Files are zstd-compressed and carry the dataset version in their schema
+metadata (``maumau_log.dataset_version``).
+
+Crash safety: an ingest writes its files into ``.tmp-<id>/``, moves them into place with
+:func:`os.replace`, then publishes them by replacing the manifest (write, fsync, rename).
+Readers read only the files the manifest lists, so until the manifest is replaced the
+dataset is exactly what it was; files a crash left behind unlisted are deleted by the next
+ingest.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import re
+import shutil
+import uuid
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+DATASET_VERSION = 1
+"""Version of the table layout; stored in the manifest and in every file's metadata."""
+
+MANIFEST = "maumau-dataset.json"
+"""The manifest's file name inside a dataset folder."""
+
+FORMAT_NAME = "maumau-log-dataset"
+
+TABLES: tuple[str, ...] = ("games", "results", "events", "violations")
+"""The tables of a dataset."""
+
+PARTITION_COLUMNS: tuple[str, ...] = ("ruleset", "date")
+"""Hive partition keys, in path order (strings; ``unknown`` where not known)."""
+
+UNKNOWN = "unknown"
+"""The partition value used where the ruleset or the date is not known."""
+
+_SAFE_VALUE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+_DRAW_REASONS = ("no_play", "voluntary", "effect", "cover")
+
+GAMES_SCHEMA = pa.schema(
+    [
+        ("game_id", pa.string()),
+        ("match_id", pa.string()),
+        ("round", pa.int32()),
+        ("header_ruleset", pa.string()),
+        ("options", pa.string()),
+        ("options_hash", pa.string()),
+        ("players", pa.list_(pa.string())),
+        ("n_players", pa.int8()),
+        ("dealer", pa.string()),
+        ("started_at", pa.string()),
+        ("events", pa.int32()),
+        ("valid", pa.bool_()),
+        ("violation_code", pa.string()),
+        ("violation_index", pa.int32()),
+        ("winner", pa.string()),
+        ("source_file", pa.string()),
+        ("source_line", pa.int32()),
+        ("content_hash", pa.int64()),
+        ("ingested_at", pa.timestamp("ms", tz="UTC")),
+    ]
+)
+"""One row a game (one round), valid or not."""
+
+_I16 = pa.int16()
+RESULTS_SCHEMA = pa.schema(
+    [
+        ("game_id", pa.string()),
+        ("player", pa.string()),
+        ("seat", pa.int8()),
+        ("valid", pa.bool_()),
+        ("won", pa.bool_()),
+        ("cards_left", _I16),
+        ("points_left", pa.int32()),
+        ("round_score", pa.int32()),
+        ("cards_played", _I16),
+        *[(f"drawn_{r}", _I16) for r in _DRAW_REASONS],
+        ("penalties", _I16),
+        ("penalty_cards_missed_call", _I16),
+        ("penalty_cards_wrong_call", _I16),
+        ("penalty_cards_other", _I16),
+        ("calls_made", _I16),
+        ("calls_missed", _I16),
+        ("wild_played", _I16),
+        ("suits_named", _I16),
+        ("draw_cards_played", _I16),
+        ("skip_cards_played", _I16),
+        ("reverse_cards_played", _I16),
+        ("cover_cards_played", _I16),
+        ("turns", _I16),
+        ("skipped", _I16),
+    ]
+)
+"""One row per player per game whose ruleset resolved (the engine ran)."""
+
+EVENTS_SCHEMA = pa.schema(
+    [
+        ("game_id", pa.string()),
+        ("event_index", pa.int32()),
+        ("line", pa.int32()),
+        ("type", pa.string()),
+        ("player", pa.string()),
+        ("cards", pa.list_(pa.string())),
+        ("suit", pa.string()),
+        ("reason", pa.string()),
+        ("top", pa.string()),
+        ("suit_to_follow", pa.string()),
+        ("pending_draw", pa.int16()),
+        ("pending_skip", pa.int8()),
+        ("direction", pa.int8()),
+        ("hand_sizes", pa.list_(pa.int16())),
+        ("turn", pa.string()),
+        ("raw", pa.string()),
+    ]
+)
+"""One row per accepted event (the header is event 0) with the state it left."""
+
+VIOLATIONS_SCHEMA = pa.schema(
+    [
+        ("file", pa.string()),
+        ("line", pa.int32()),
+        ("game_id", pa.string()),
+        ("event_index", pa.int32()),
+        ("player", pa.string()),
+        ("code", pa.string()),
+        ("rule", pa.string()),
+        ("message", pa.string()),
+        ("expected", pa.string()),
+    ]
+)
+"""Every violation, with the fields of ``Violation.to_dict()``."""
+
+SCHEMAS: dict[str, pa.Schema] = {
+    name: schema.with_metadata(
+        {"maumau_log.dataset_version": str(DATASET_VERSION), "maumau_log.table": name}
+    )
+    for name, schema in (
+        ("games", GAMES_SCHEMA),
+        ("results", RESULTS_SCHEMA),
+        ("events", EVENTS_SCHEMA),
+        ("violations", VIOLATIONS_SCHEMA),
+    )
+}
+"""Each table's schema, with the version metadata written into every file."""
+
+WRITE_OPTIONS: dict[str, Any] = {"compression": "zstd", "compression_level": 6}
+"""``pq.ParquetWriter`` options for every file."""
+
+
+class DatasetError(ValueError):
+    """A dataset that cannot be used: missing, not a dataset, a newer version, busy.
+
+    The message names the folder and says what is wrong, in one line.
+    """
+
+
+def partition_value(value: str | None) -> str:
+    """Return ``value`` if it is safe as a hive path component, else :data:`UNKNOWN`."""
+    if value is None or not _SAFE_VALUE.match(value) or value == "__HIVE_DEFAULT_PARTITION__":
+        return UNKNOWN
+    return value
+
+
+def partition_dir(table: str, ruleset: str, date: str) -> str:
+    """The relative folder of one partition of ``table``."""
+    return f"{table}/ruleset={ruleset}/date={date}"
+
+
+# ---------------------------------------------------------------------------------------
+# The manifest
+
+
+@dataclass
+class Manifest:
+    """The published state of a dataset.
+
+    Attributes:
+        files: table name to the relative paths of its published files.
+        ingests: one record per ingest that added data (id, time, counts, sources).
+    """
+
+    files: dict[str, list[str]] = field(default_factory=lambda: {t: [] for t in TABLES})
+    ingests: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_json(self) -> str:
+        """The manifest as JSON text."""
+        return json.dumps(
+            {
+                "format": FORMAT_NAME,
+                "version": DATASET_VERSION,
+                "files": self.files,
+                "ingests": self.ingests,
+            },
+            indent=1,
+        )
+
+
+def _manifest_path(dataset: Path) -> Path:
+    return dataset / MANIFEST
+
+
+def read_manifest(dataset: str | os.PathLike[str]) -> Manifest:
+    """Read a dataset's manifest.
+
+    Args:
+        dataset: the dataset folder.
+    Returns:
+        The :class:`Manifest`.
+    Raises:
+        DatasetError: the folder does not exist, is not a dataset (no manifest), or its
+            manifest is unreadable or of a newer version.
+    """
+    root = Path(dataset)
+    if not root.exists():
+        raise DatasetError(f"{root}: no such dataset (the folder does not exist)")
+    if not root.is_dir():
+        raise DatasetError(f"{root}: not a dataset (not a folder)")
+    path = _manifest_path(root)
+    if not path.exists():
+        raise DatasetError(f"{root}: not a maumau-log dataset (no {MANIFEST}; run ingest first)")
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError) as exc:
+        raise DatasetError(f"{path}: unreadable manifest: {exc}") from exc
+    if not isinstance(data, dict) or data.get("format") != FORMAT_NAME:
+        raise DatasetError(f"{path}: not a maumau-log dataset manifest")
+    version = data.get("version")
+    if not isinstance(version, int) or version > DATASET_VERSION:
+        raise DatasetError(
+            f"{path}: dataset version {version!r}; this maumau-log reads version "
+            f"{DATASET_VERSION} (upgrade maumau-log)"
+        )
+    files = data.get("files") or {}
+    return Manifest(
+        files={t: [str(f) for f in files.get(t, [])] for t in TABLES},
+        ingests=list(data.get("ingests") or []),
+    )
+
+
+def _write_manifest(root: Path, manifest: Manifest) -> None:
+    """Replace the manifest atomically (write a temporary file, fsync, rename)."""
+    tmp = root / f".{MANIFEST}.{uuid.uuid4().hex}.tmp"
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(manifest.to_json())
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, _manifest_path(root))
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+    _fsync_dir(root)
+
+
+def _fsync_dir(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+# ---------------------------------------------------------------------------------------
+# Reading
+
+
+def scan(dataset: str | os.PathLike[str], table: str) -> pl.LazyFrame:
+    """Scan one table of a dataset lazily (only the files the manifest lists).
+
+    Args:
+        dataset: the dataset folder.
+        table: one of :data:`TABLES`.
+    Returns:
+        A LazyFrame with the table's columns plus the partition columns ``ruleset`` and
+        ``date`` (strings). Filters on them prune files; column selection is pushed into
+        the scan.
+    Raises:
+        DatasetError: see :func:`read_manifest`; also an unknown table name.
+    """
+    if table not in TABLES:
+        raise DatasetError(f"unknown table {table!r}; the tables are: {', '.join(TABLES)}")
+    root = Path(dataset)
+    manifest = read_manifest(root)
+    return _scan_files(root, table, manifest.files[table])
+
+
+def _scan_files(root: Path, table: str, files: list[str]) -> pl.LazyFrame:
+    if not files:
+        empty = pl.from_arrow(SCHEMAS[table].empty_table())
+        assert isinstance(empty, pl.DataFrame)
+        return empty.lazy().with_columns(
+            pl.lit(None, pl.String).alias("ruleset"), pl.lit(None, pl.String).alias("date")
+        )
+    return pl.scan_parquet(
+        [str(root / f) for f in files],
+        hive_partitioning=True,
+        hive_schema={"ruleset": pl.String, "date": pl.String},
+        try_parse_hive_dates=False,
+    )
+
+
+def scan_all(dataset: str | os.PathLike[str]) -> dict[str, pl.LazyFrame]:
+    """Scan every table of a dataset (see :func:`scan`); table name to LazyFrame.
+
+    Raises:
+        DatasetError: see :func:`read_manifest`.
+    """
+    root = Path(dataset)
+    manifest = read_manifest(root)
+    return {t: _scan_files(root, t, manifest.files[t]) for t in TABLES}
+
+
+def known_games(dataset: str | os.PathLike[str]) -> dict[str, tuple[int, str, int]]:
+    """The games already stored: game_id to (content hash, source file, source line).
+
+    Returns:
+        An empty dict for a folder that is not a dataset yet.
+    Raises:
+        DatasetError: the manifest exists but is unusable.
+    """
+    root = Path(dataset)
+    if not _manifest_path(root).exists():
+        return {}
+    manifest = read_manifest(root)
+    out: dict[str, tuple[int, str, int]] = {}
+    for f in manifest.files["games"]:
+        t = pq.read_table(
+            root / f, columns=["game_id", "content_hash", "source_file", "source_line"]
+        )
+        ids = t.column("game_id").to_pylist()
+        hashes = t.column("content_hash").to_pylist()
+        files = t.column("source_file").to_pylist()
+        lines = t.column("source_line").to_pylist()
+        for gid, h, sf, sl in zip(ids, hashes, files, lines, strict=True):
+            out[gid] = (h, sf, sl)
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# Writing
+
+
+class DatasetWriter:
+    """Writes one ingest's files and publishes them atomically.
+
+    Use as a context manager: the dataset folder is created if needed and locked
+    (``flock`` on ``.lock``, so a second ingest into the same dataset fails at once);
+    :meth:`write` adds tables for a partition; :meth:`commit` publishes everything. Leaving
+    the block without :meth:`commit` (an exception, Ctrl-C) deletes what was written and
+    leaves the dataset as it was.
+
+    Args:
+        dataset: the dataset folder (created when missing; must be empty or a dataset).
+    Raises:
+        DatasetError: the folder is a non-empty non-dataset folder, cannot be created, or
+            another ingest holds the lock.
+    """
+
+    def __init__(self, dataset: str | os.PathLike[str]) -> None:
+        self.root = Path(dataset)
+        self.id = uuid.uuid4().hex[:16]
+        self.tmp = self.root / f".tmp-{self.id}"
+        self._writers: dict[tuple[str, str, str], pq.ParquetWriter] = {}
+        self._lock_fd: int | None = None
+        self.manifest = Manifest()
+        self.rows: dict[str, int] = dict.fromkeys(TABLES, 0)
+
+    def __enter__(self) -> DatasetWriter:
+        root = self.root
+        if root.exists() and not root.is_dir():
+            raise DatasetError(f"{root}: exists and is not a folder")
+        if root.is_dir() and not _manifest_path(root).exists():
+            if any(p.name != ".lock" for p in root.iterdir()):
+                raise DatasetError(
+                    f"{root}: not a maumau-log dataset and not empty; "
+                    "give a new or empty folder, or an existing dataset"
+                )
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+            fd = os.open(root / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise DatasetError(f"{root}: cannot create the dataset: {exc.strerror}") from exc
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            os.close(fd)
+            raise DatasetError(f"{root}: another ingest is writing to this dataset") from exc
+        self._lock_fd = fd
+        try:
+            if _manifest_path(root).exists():
+                self.manifest = read_manifest(root)
+            self._clean_leftovers()
+            self.tmp.mkdir()
+        except BaseException:
+            self._unlock()
+            raise
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.abort()
+
+    def _unlock(self) -> None:
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)  # closing releases the flock
+            self._lock_fd = None
+
+    def _clean_leftovers(self) -> None:
+        """Delete what an interrupted ingest left: temp folders and unlisted files."""
+        listed = {f for files in self.manifest.files.values() for f in files}
+        for p in self.root.iterdir():
+            if p.name.startswith(".tmp-") and p.is_dir():
+                shutil.rmtree(p, ignore_errors=True)
+            elif p.name.startswith(f".{MANIFEST}.") and p.name.endswith(".tmp"):
+                p.unlink(missing_ok=True)
+        for table in TABLES:
+            base = self.root / table
+            if not base.is_dir():
+                continue
+            for f in base.rglob("*.parquet"):
+                if f.relative_to(self.root).as_posix() not in listed:
+                    f.unlink(missing_ok=True)
+
+    def write(self, ruleset: str, date: str, tables: Mapping[str, pa.Table]) -> None:
+        """Append tables (one row group each) to this ingest's files for a partition.
+
+        Args:
+            ruleset: partition value (use :func:`partition_value`).
+            date: partition value.
+            tables: table name to a pyarrow Table with that table's schema (empty tables
+                are skipped).
+        """
+        for name, table in tables.items():
+            if table.num_rows == 0:
+                continue
+            key = (name, ruleset, date)
+            writer = self._writers.get(key)
+            if writer is None:
+                path = self.tmp / partition_dir(name, ruleset, date) / f"part-{self.id}.parquet"
+                path.parent.mkdir(parents=True, exist_ok=True)
+                writer = pq.ParquetWriter(path, SCHEMAS[name], **WRITE_OPTIONS)
+                self._writers[key] = writer
+            writer.write_table(table.replace_schema_metadata(SCHEMAS[name].metadata))
+            self.rows[name] += table.num_rows
+
+    def commit(self, record: Mapping[str, Any] | None = None) -> list[str]:
+        """Close the files, move them into place and publish them in the manifest.
+
+        Args:
+            record: facts about this ingest kept in the manifest's ``ingests`` list.
+        Returns:
+            The relative paths published (empty when nothing was written).
+        """
+        for w in self._writers.values():
+            w.close()
+        published: list[str] = []
+        moves: list[tuple[Path, Path, str, str]] = []
+        for name, ruleset, date in self._writers:
+            rel = f"{partition_dir(name, ruleset, date)}/part-{self.id}.parquet"
+            moves.append((self.tmp / rel, self.root / rel, rel, name))
+        self._writers = {}
+        if moves:
+            for src, dst, rel, name in moves:
+                dst.parent.mkdir(parents=True, exist_ok=True)
+                with open(src, "rb") as fh:
+                    os.fsync(fh.fileno())
+                os.replace(src, dst)
+                published.append(rel)
+            new = Manifest(
+                files={t: list(fs) for t, fs in self.manifest.files.items()},
+                ingests=list(self.manifest.ingests),
+            )
+            for _, _, rel, name in moves:
+                new.files[name].append(rel)
+            new.ingests.append({"id": self.id, **(record or {})})
+            _write_manifest(self.root, new)
+            self.manifest = new
+        elif not _manifest_path(self.root).exists():
+            _write_manifest(self.root, self.manifest)  # a new, empty dataset
+        self.abort()
+        return published
+
+    def abort(self) -> None:
+        """Drop everything not committed and release the lock (safe to call twice)."""
+        for w in self._writers.values():
+            with contextlib.suppress(Exception):
+                w.close()
+        self._writers = {}
+        if self.tmp.exists():
+            shutil.rmtree(self.tmp, ignore_errors=True)
+        self._unlock()
+
+
+def iter_files(dataset: str | os.PathLike[str]) -> Iterator[tuple[str, Path]]:
+    """Yield (table, absolute path) for every published file of a dataset.
+
+    Raises:
+        DatasetError: see :func:`read_manifest`.
+    """
+    root = Path(dataset)
+    manifest = read_manifest(root)
+    for table, files in manifest.files.items():
+        for f in files:
+            yield table, root / f
