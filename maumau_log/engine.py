@@ -195,6 +195,8 @@ class Engine:
         self._begin_turn(self._next_seat(self.current))
 
     def _check_card(self, card: str, where: str) -> Card:
+        if card in self.cards:  # the fast path: a canonical code of this pack
+            return card
         if not is_card_code(card):
             hint = suggest_code(card)
             self._fail(
@@ -328,6 +330,29 @@ class Engine:
         info = self.cards[card]
         return not (len(self.hands[player]) == 1 and info.no_finish and not info.cover)
 
+    def can_play(self, player: str, card: Card) -> bool:
+        """True when ``player`` may play ``card`` (held) now; the one-card form of
+        :meth:`legal_plays`, kept in step with it by the property tests."""
+        if self.phase != PLAY or self.awaiting_suit is not None:
+            return False
+        if self.pending_skip and player == self.current_player:
+            return self._answers_skip(card)
+        if player != self.current_player:
+            return False
+        if self.must_play is not None:
+            return card == self.must_play
+        if self.turn_over_after_draw or self.cover_drawing:
+            return False
+        if self.pending_draw:
+            return not self.serving and self._answers_draw(card)
+        if self.draws_this_turn and self.rules.play_after_draw == "drawn":
+            return (
+                card == self.drawn_card
+                and self.playable(card)
+                and (self._finish_allowed(player, card))
+            )
+        return self.playable(card) and self._finish_allowed(player, card)
+
     def legal_plays(self, player: str) -> list[Card]:
         """The distinct cards ``player`` may play now (empty when it is not their move)."""
         if self.phase != PLAY or self.awaiting_suit is not None:
@@ -366,7 +391,7 @@ class Engine:
             return False, ""
         if self.draws_this_turn and self.rules.play_after_draw == "none":
             return False, ""
-        has_play = bool(self.legal_plays(player))
+        has_play = any(self.can_play(player, c) for c in self.hands[player])
         if has_play and not self.rules.voluntary_draw:
             return False, ""
         return True, ("voluntary" if has_play else "no_play")
@@ -400,6 +425,7 @@ class Engine:
             return []
         if self.awaiting_suit is not None:
             return [Action("suit", self.awaiting_suit, s) for s in SUITS]
+        self._settle()
         acts: list[Action] = []
         player = self.current_player
         if self.pending_skip:
@@ -456,17 +482,16 @@ class Engine:
                 "FORMAT.md Events (round_end)",
                 "nothing but match_end, or the next game's header",
             )
-        actor = self._actor(event)
+        actor = (
+            (event.by or event.player)
+            if isinstance(event, Penalty)
+            else getattr(event, "player", None)
+        )
         if actor is not None and actor != self.last_actor:
             self._close_window()
             self.last_actor = actor
             self.words = set()
         handler(self, event)
-
-    def _actor(self, event: Event) -> str | None:
-        if isinstance(event, Penalty):
-            return event.by if event.by is not None else event.player
-        return getattr(event, "player", None)
 
     def _known_player(self, player: str | None, what: str) -> str:
         if player is None or player not in self.seat:
@@ -640,7 +665,19 @@ class Engine:
             self.skip_rank = None
             self._begin_turn(self._next_seat(self.current))
 
+    def _settle(self) -> None:
+        """A pending draw with no card left anywhere lapses, as if served with nothing;
+        where serving ends the turn, the player loses it (PRESETS.md ruling 12)."""
+        if self.pending_draw and self.phase == PLAY and self._drawable() == 0:
+            self.pending_draw = 0
+            self.pending_rank = None
+            if self.pending_ends_turn:
+                self._end_turn()
+            else:
+                self.serving = False
+
     def _turn_check(self, player: str, what: str) -> None:
+        self._settle()
         if self.phase in (OUT, ENDED):
             why = (
                 f"{self.out_player} went out"
@@ -753,8 +790,7 @@ class Engine:
             self.ended_reason = f"max_plays = {self.rules.max_plays} reached"
 
     def _check_play_legal(self, player: str, card: Card, answering_skip: bool) -> None:
-        legal = self.legal_plays(player)
-        if card in legal:
+        if self.can_play(player, card):
             return
         info = self.cards[card]
         if answering_skip:
@@ -867,13 +903,6 @@ class Engine:
                 self.skipped[self.players[skipped]] += 1
                 steps += 1
         self._begin_turn(self._next_seat(seat, steps))
-        if self.pending_draw and self._drawable() == 0:
-            # no card left anywhere: the draw lapses at once, as if served with nothing;
-            # where serving ends the turn, the player loses it (PRESETS.md ruling 12)
-            self.pending_draw = 0
-            self.pending_rank = None
-            if self.pending_ends_turn:
-                self._end_turn()
 
     def _begin_turn_same(self, seat: int) -> None:
         self.current = seat
