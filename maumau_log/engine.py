@@ -74,12 +74,13 @@ class Action:
     """A legal next step, as :meth:`Engine.legal_actions` lists it.
 
     Attributes:
-        kind: ``"play"``, ``"draw"``, ``"pass"``, ``"suit"`` or ``"reshuffle"``,
-            ``"round_end"``.
-        player: who acts (None for reshuffle and round_end).
-        card: the card for a play, the suit for a suit choice.
+        kind: ``"play"``, ``"draw"``, ``"pass"``, ``"suit"`` or ``"round_end"``.
+        player: who acts (None for round_end).
+        card: the (first) card for a play, the suit for a suit choice.
         count: cards to draw, for a draw.
         reason: the draw reason.
+        cards: all cards of a play of several cards (``multi_play``), else empty.
+        jump: a jump-in (``jump_in``), out of turn.
     """
 
     kind: str
@@ -87,10 +88,18 @@ class Action:
     card: str | None = None
     count: int = 0
     reason: str | None = None
+    cards: tuple[str, ...] = ()
+    jump: bool = False
+
+    @property
+    def play_cards(self) -> list[str]:
+        """The cards of a play action (several where ``multi_play`` allows)."""
+        return list(self.cards) if self.cards else [self.card] if self.card else []
 
     def __str__(self) -> str:
         if self.kind == "play":
-            return f"{self.player} plays {self.card}"
+            how = " jumps in with" if self.jump else " plays"
+            return f"{self.player}{how} {' '.join(self.play_cards)}"
         if self.kind == "draw":
             return f"{self.player} draws {self.count} ({self.reason})"
         if self.kind == "suit":
@@ -161,6 +170,12 @@ class Engine:
         self.faults: dict[str, str] = {}
         self.penalty_owed: tuple[str, int] | None = None
         self.ended_reason: str | None = None
+        # jump-in (ruling 7) and draws that hit the previous player (ruling 8)
+        self.jump_open = False  # the last action of the round was a play
+        self.last_player: str | None = None  # who made that play
+        self.last_turn_actor: str | None = None
+        self.prev_turn_actor: str | None = None
+        self.prev_owed: dict[str, int] = {}
         # counters a replay's visitors read
         self.turns = Counter[str]()  # turns begun, per player
         self.skipped = Counter[str]()  # turns lost to a skip card, per player
@@ -326,9 +341,9 @@ class Engine:
             return True
         return info.skip and info.rank == self.skip_rank
 
-    def _finish_allowed(self, player: str, card: Card) -> bool:
+    def _finish_allowed(self, player: str, card: Card, count: int = 1) -> bool:
         info = self.cards[card]
-        return not (len(self.hands[player]) == 1 and info.no_finish and not info.cover)
+        return not (len(self.hands[player]) == count and info.no_finish and not info.cover)
 
     def can_play(self, player: str, card: Card) -> bool:
         """True when ``player`` may play ``card`` (held) now; the one-card form of
@@ -426,21 +441,65 @@ class Engine:
         if self.awaiting_suit is not None:
             return [Action("suit", self.awaiting_suit, s) for s in SUITS]
         self._settle()
-        acts: list[Action] = []
+        if self.prev_owed:  # an owed previous-player draw comes first (ruling 8)
+            return [
+                Action(
+                    "draw", p, count=min(n, len(self.stock) or self._drawable()), reason="effect"
+                )
+                for p, n in sorted(self.prev_owed.items())
+            ]
+        acts = self._jump_actions()
         player = self.current_player
         if self.pending_skip:
-            acts.extend(Action("play", player, c) for c in self.legal_plays(player))
+            acts.extend(self._play_actions(player))
             saved = (self.current, self.pending_skip)
-            self.current, self.pending_skip = self._next_seat(self.current), 0
+            self.current, self.pending_skip = self._next_seat(self.current, self.pending_skip), 0
             try:
                 acts.extend(self._turn_actions(self.current_player))
             finally:
                 self.current, self.pending_skip = saved
             return acts
-        return self._turn_actions(player)
+        return acts + self._turn_actions(player)
+
+    def _play_actions(self, player: str) -> list[Action]:
+        """Plays of one card, and (``multi_play``) of each legal card with its fellows."""
+        acts = []
+        multi = self.rules.multi_play
+        single_only = self.must_play is not None or (
+            self.draws_this_turn and self.rules.play_after_draw == "drawn"
+        )
+        hand = self.hands[player]
+        for c in self.legal_plays(player):
+            acts.append(Action("play", player, c))
+            if multi == "none" or single_only:
+                continue
+            rank = self.cards[c].rank
+            rest = list(hand)
+            rest.remove(c)
+            fellows = [
+                x for x in rest if (x == c if multi == "identical" else self.cards[x].rank == rank)
+            ]
+            group = [c, *fellows]
+            if fellows and self._finish_allowed(player, group[-1], len(group)):
+                acts.append(Action("play", player, c, cards=tuple(group)))
+        return acts
+
+    def _jump_actions(self) -> list[Action]:
+        """Jump-ins open to players other than the one to move (PRESETS.md ruling 7)."""
+        if not (self.rules.jump_in and self.jump_open and self.phase == PLAY):
+            return []
+        if self.awaiting_suit is not None or self.cover_owed is not None or self.play_again_owed:
+            return []
+        top = self.discard[-1]
+        acts = []
+        for p in self.players:
+            if p in (self.last_player, self.current_player) or top not in self.hands[p]:
+                continue
+            acts.append(Action("play", p, top, jump=True))
+        return acts
 
     def _turn_actions(self, player: str) -> list[Action]:
-        acts = [Action("play", player, c) for c in self.legal_plays(player)]
+        acts = self._play_actions(player)
         if self.pending_draw and not self.pending_skip:
             n = min(self.pending_draw, len(self.stock) or self._drawable())
             if n:
@@ -640,6 +699,7 @@ class Engine:
         first = self._first_seat()
         info = self.cards[starter]
         before = (first - 1) % self.n
+        self.last_turn_actor = self.players[before]  # ruling 8: the seat before
         if info.wild:
             mode = self.rules.wild_starter
             self._begin_turn(first)
@@ -652,22 +712,33 @@ class Engine:
             self._begin_turn(first)
             return
         self.current = before
-        self._after_card(self.players[before], starter, info, starter_card=True)
+        self._after_cards(self.players[before], [starter], starter_card=True)
 
     # --- turn actions
 
-    def _resolve_skip(self, player: str) -> None:
-        """A pending skip that the skipped player does not answer is taken (ruling 6)."""
-        if self.pending_skip and player != self.current_player:
-            self.skipped[self.current_player] += 1
+    def _resolve_skip(self, player: str, answer: Card | None = None) -> None:
+        """A pending skip that the skipped player does not answer is taken (ruling 6): an
+        event by another player, or, where the skips come round to the skipped player
+        again (several skip cards at a small table), one that is no answer."""
+        if not self.pending_skip:
+            return
+        comes_back = self._next_seat(self.current, self.pending_skip) == self.current
+        if player != self.current_player or (
+            comes_back and (answer is None or not self._answers_skip(answer))
+        ):
             self.turns[self.current_player] -= 1
+            for k in range(self.pending_skip):
+                self.skipped[self.players[self._next_seat(self.current, k)]] += 1
+            steps = self.pending_skip
             self.pending_skip = 0
             self.skip_rank = None
-            self._begin_turn(self._next_seat(self.current))
+            self._begin_turn(self._next_seat(self.current, steps))
 
     def _settle(self) -> None:
         """A pending draw with no card left anywhere lapses, as if served with nothing;
         where serving ends the turn, the player loses it (PRESETS.md ruling 12)."""
+        if self.prev_owed and self._drawable() == 0:
+            self.prev_owed.clear()
         if self.pending_draw and self.phase == PLAY and self._drawable() == 0:
             self.pending_draw = 0
             self.pending_rank = None
@@ -709,6 +780,14 @@ class Engine:
                 "PRESETS.md ruling 10",
                 f"a reshuffle, then {owed_by}'s penalty draw",
             )
+        owed = self.prev_owed.get(player)
+        if owed:
+            self._fail(
+                "missed_penalty",
+                f"{player} {what} but first owes an effect draw of {owed}",
+                "option draw_previous; PRESETS.md ruling 8",
+                f"{player} draws {owed} (effect)",
+            )
         self._resolve_skip(player)
         if player != self.current_player:
             self._fail(
@@ -723,71 +802,183 @@ class Engine:
         if not ev.cards:
             self._fail("schema_error", "play.cards is empty", "FORMAT.md Events (play)")
         cards = [self._check_card(c, "play.cards") for c in ev.cards]
-        if ev.jump_in or len(cards) > 1:
-            if ev.jump_in and not self.rules.jump_in:
-                self._fail(
-                    "wrong_player",
-                    f"{player} jumps in, but this ruleset has no jump-in",
-                    "option jump_in = false",
-                )
-            if len(cards) > 1 and self.rules.multi_play == "none":
-                self._fail(
-                    "card_does_not_match",
-                    f"{player} plays {len(cards)} cards at once; one card per play here",
-                    "option multi_play = 'none'",
-                    "one card",
-                )
+        shown = " ".join(cards)
+        if ev.jump_in and not self.rules.jump_in:
             self._fail(
-                "unsupported_rule",
-                "several cards in one play and jump-in are not replayed yet",
-                "options multi_play / jump_in",
-            )
-        card = cards[0]
-        # the skipped player may answer a pending skip (ruling 6)
-        answering_skip = self.pending_skip and player == self.current_player and self.phase == PLAY
-        self._turn_check(player, f"plays {card}")
-        hand = self.hands[player]
-        if card not in hand:
-            self._fail(
-                "card_not_in_hand",
-                f"{player} plays {card} but holds {' '.join(hand) or 'no cards'}",
-                "FORMAT.md Conventions (card conservation)",
+                "wrong_player",
+                f"{player} jumps in with {shown}, but this ruleset has no jump-in",
+                "option jump_in = false",
                 self.describe_legal(),
             )
-        self._check_play_legal(player, card, bool(answering_skip))
-        # do
-        hand.remove(card)
+        if len(cards) > 1:
+            self._check_multi(player, cards)
+        if self.rules.jump_in and (
+            ev.jump_in or (self.phase == PLAY and player != self.current_player)
+        ):
+            problem = self._jump_problem(player, cards)
+            if problem is None:
+                self._lay_down(player, cards, jump=True)
+                return
+            if ev.jump_in:
+                self._fail(problem[0], f"{player} may not jump in: {problem[1]}", *problem[2:])
+        card = cards[0]
+        # the skipped player may answer a pending skip (ruling 6)
+        if self.phase == PLAY and self.awaiting_suit is None:
+            self._resolve_skip(player, card)
+        answering_skip = bool(
+            self.pending_skip and player == self.current_player and self.phase == PLAY
+        )
+        self._turn_check(player, f"plays {shown}")
+        self._check_in_hand(player, cards)
+        self._check_play_legal(player, card, answering_skip)
+        if len(cards) > 1 and not self._finish_allowed(player, cards[-1], len(cards)):
+            self._fail(
+                "card_does_not_match",
+                f"{player} may not go out on {cards[-1]}",
+                f"option no_finish_on = {list(self.rules.no_finish_on)}",
+                self.describe_legal(),
+            )
+        self._lay_down(player, cards, answering_skip=answering_skip)
+
+    def _check_in_hand(self, player: str, cards: list[Card]) -> None:
+        hand = self.hands[player]
+        if len(cards) == 1:
+            if cards[0] in hand:
+                return
+            missing = cards[0]
+        else:
+            short = Counter(cards) - Counter(hand)
+            if not short:
+                return
+            missing = " ".join(sorted(short.elements()))
+        self._fail(
+            "card_not_in_hand",
+            f"{player} plays {missing} but holds {' '.join(hand) or 'no cards'}",
+            "FORMAT.md Conventions (card conservation)",
+            self.describe_legal(),
+        )
+
+    def _check_multi(self, player: str, cards: list[Card]) -> None:
+        """Several cards in one play (option ``multi_play``; RULES.md 8 and 11)."""
+        mode = self.rules.multi_play
+        if mode == "none":
+            self._fail(
+                "card_does_not_match",
+                f"{player} plays {len(cards)} cards at once; one card per play here",
+                "option multi_play = 'none'",
+                "one card",
+            )
+        first = cards[0]
+        if mode == "identical":
+            ok = all(c == first for c in cards)
+            what = "identical cards"
+        else:
+            rank = self.cards[first].rank
+            ok = all(self.cards[c].rank == rank for c in cards)
+            what = "cards of one rank"
+        if not ok:
+            self._fail(
+                "card_does_not_match",
+                f"{player} plays {' '.join(cards)} together; only {what} go down together",
+                f"option multi_play = {mode!r}",
+                "one card, or " + what,
+            )
+
+    def _jump_problem(self, player: str, cards: list[Card]) -> tuple[str, ...] | None:
+        """Why ``player`` may not jump in with ``cards`` now, or None (PRESETS.md ruling 7)."""
+        rule = "option jump_in; PRESETS.md ruling 7"
+        if self.phase != PLAY:
+            return ("play_after_round_end", "the round is over", rule)
+        if self.awaiting_suit is not None:
+            return (
+                "missing_suit_choice",
+                f"{self.awaiting_suit} has not named the suit yet",
+                rule,
+                f"a suit event by {self.awaiting_suit}",
+            )
+        if not self.jump_open:
+            return (
+                "wrong_player",
+                "a jump-in comes only right after a play (not on the starter, not after a "
+                "draw, a pass or a penalty)",
+                rule,
+            )
+        if player == self.last_player:
+            return ("wrong_player", "nobody jumps in on the own play", rule)
+        if self.cover_owed is not None or self.play_again_owed:
+            return ("wrong_player", "a cover or a play-again is owed", rule)
+        if self.prev_owed.get(player):
+            return (
+                "missed_penalty",
+                f"{player} owes {self.prev_owed[player]} card(s) to draw first",
+                "option draw_previous; PRESETS.md ruling 8",
+            )
+        top = self.discard[-1]
+        if any(c != top for c in cards):
+            return (
+                "card_does_not_match",
+                f"{' '.join(cards)} is not identical to the top card {top}",
+                rule,
+            )
+        short = Counter(cards) - Counter(self.hands[player])
+        if short:
+            return (
+                "card_not_in_hand",
+                f"{player} does not hold {' '.join(sorted(short.elements()))}",
+                "FORMAT.md Conventions (card conservation)",
+            )
+        return None
+
+    def _lay_down(
+        self, player: str, cards: list[Card], answering_skip: bool = False, jump: bool = False
+    ) -> None:
+        """Move played cards to the discard pile and apply them (the checks are done)."""
+        hand = self.hands[player]
+        for card in cards:
+            hand.remove(card)
         if hand:  # a fault is caught before the next turn action, or right after going out
             self.faults.pop(player, None)
         self.plays += 1
         self.blocked_passes = 0
-        self.discard.append(card)
-        self.last_play = [card]
-        info = self.cards[card]
+        self.discard.extend(cards)
+        self.last_play = list(cards)
+        info = self.cards[cards[0]]
+        last = self.cards[cards[-1]]
         cancels = False
         if self.pending_draw and (info.cancel or (info.wild and self.rules.wild_on_pending)):
             cancels = True
             self.pending_draw = 0
             self.pending_rank = None
-        if answering_skip:
+        if answering_skip or jump:  # the answered skip lapses; a jumper's replaces it
             self.pending_skip = 0
             self.skip_rank = None
+        if jump:
+            self.turns[player] += 1
         self.cover_owed = None
         self.cover_drawing = False
         self.must_play = None
         self.play_again_owed = False
         self.any_card = False
         self.suit_to_follow = None
-        self.top_played_wild = info.wild
+        self.top_played_wild = last.wild
         if len(hand) == 1 and (self.rules.call_last_card or self.rules.call_last_wild):
             self.window = (player, "last")
-        self._after_card(player, card, info, cancels=cancels)
+        self._after_cards(player, cards, cancels=cancels)
+        self._note_turn_action(player)
+        self.jump_open = True
+        self.last_player = player
         if not hand and self.cover_owed is None and not self.play_again_owed:
             self._go_out(player)
         elif self.rules.max_plays is not None and self.plays >= self.rules.max_plays:
             self.phase = ENDED  # a wild card that ends the round names no suit
             self.awaiting_suit = None
+            self.prev_owed.clear()
             self.ended_reason = f"max_plays = {self.rules.max_plays} reached"
+
+    def _note_turn_action(self, player: str) -> None:
+        if player != self.last_turn_actor:
+            self.prev_turn_actor = self.last_turn_actor
+            self.last_turn_actor = player
 
     def _check_play_legal(self, player: str, card: Card, answering_skip: bool) -> None:
         if self.can_play(player, card):
@@ -863,46 +1054,64 @@ class Engine:
             "card_does_not_match", f"{player} plays {card}: {why}", rule, self.describe_legal()
         )
 
-    def _after_card(
+    def _after_cards(
         self,
         player: str,
-        card: Card,
-        info: CardRule,
+        cards: list[Card],
         starter_card: bool = False,
         cancels: bool = False,
     ) -> None:
-        """Apply a card's powers and move the turn (RULES.md 1-2; PRESETS.md rulings 1-6)."""
+        """Apply the powers of the cards just played and move the turn (RULES.md 1-11;
+        PRESETS.md rulings 1-8). Several cards in one play add up: draws sum, each skip
+        card skips one more player, reverses flip the direction once each; the last card
+        decides a wild's suit choice, a cover and a play-again."""
         rules = self.rules
         seat = self.seat[player]
-        hand_left = len(self.hands[player])
-        if info.wild and rules.wild_names_suit and not starter_card and hand_left:
+        infos = [self.cards[c] for c in cards]
+        last = infos[-1]
+        if last.wild and rules.wild_names_suit and not starter_card and self.hands[player]:
             self.awaiting_suit = player
-        if not starter_card and info.cover:
-            self.cover_owed = card
+        if not starter_card and last.draw_previous:
+            self._owe_previous(player, sum(i.draw_previous for i in infos))
+        if not starter_card and last.cover:
+            self.cover_owed = cards[-1]
             self._begin_turn_same(seat)
             return
-        if not starter_card and info.play_again:
+        if not starter_card and last.play_again:
             self.play_again_owed = True
             self._begin_turn_same(seat)
             return
         steps = 1
-        if info.reverse:
+        if last.reverse and (len(infos) == 1 or sum(i.reverse for i in infos) % 2):
             self.direction = -self.direction
             if self.n == 2 and rules.reverse_two_players == "skip":
                 steps = 0
-        if info.draw and not cancels:
-            self.pending_draw += info.draw
-            self.pending_rank = info.rank
-            self.pending_ends_turn = rules.draw_ends_turn or info.skip
-        elif info.skip:
+        if len(infos) == 1:
+            draw = last.draw
+            skips = 1 if last.skip and not last.draw else 0
+        else:
+            draw = sum(i.draw for i in infos)
+            skips = sum(1 for i in infos if i.skip and not i.draw)
+        if draw and not cancels:
+            self.pending_draw += draw
+            self.pending_rank = last.rank
+            self.pending_ends_turn = rules.draw_ends_turn or any(i.skip for i in infos if i.draw)
+        elif skips:
             if rules.skip_answer:
-                self.pending_skip = 1
-                self.skip_rank = info.rank
+                self.pending_skip = skips
+                self.skip_rank = last.rank
             else:
-                skipped = self._next_seat(seat)
-                self.skipped[self.players[skipped]] += 1
-                steps += 1
+                for k in range(1, skips + 1):
+                    self.skipped[self.players[self._next_seat(seat, k)]] += 1
+                steps += skips
         self._begin_turn(self._next_seat(seat, steps))
+
+    def _owe_previous(self, player: str, count: int) -> None:
+        """``draw_previous``: the last other player who took a turn action owes an effect
+        draw before the own next turn action (PRESETS.md ruling 8)."""
+        target = self.last_turn_actor if self.last_turn_actor != player else self.prev_turn_actor
+        if target is not None and target != player:
+            self.prev_owed[target] = self.prev_owed.get(target, 0) + count
 
     def _begin_turn_same(self, seat: int) -> None:
         self.current = seat
@@ -915,6 +1124,7 @@ class Engine:
         self.phase = OUT
         self.out_player = player
         self.awaiting_suit = None
+        self.prev_owed.clear()  # the end of the round voids draws owed (ruling 8)
         if self.rules.call_going_out:
             self.window = (player, "out")
 
@@ -948,7 +1158,12 @@ class Engine:
         player = self._known_player(ev.player, "draw")
         if ev.cards is not None and ev.count is None and not ev.cards:
             self._fail("wrong_draw_count", f"{player} draws no cards", "FORMAT.md Events (draw)")
+        if self.prev_owed.get(player) and ev.reason in (None, "effect"):
+            self._serve_previous(player, ev)
+            return
         self._turn_check(player, "draws")
+        self.jump_open = False
+        self._note_turn_action(player)
         if self.pending_skip:
             self._fail(
                 "wrong_player",
@@ -1026,6 +1241,39 @@ class Engine:
         self.drawn_card = drawn[0]
         if rules.play_after_draw == "none":
             self._end_turn()
+
+    def _serve_previous(self, player: str, ev: Draw) -> None:
+        """An out-of-turn effect draw for a ``draw_previous`` card (PRESETS.md ruling 8);
+        a player who owes both this and a pending draw serves this one first."""
+        if self.phase != PLAY:
+            self._fail(
+                "play_after_round_end",
+                f"{player} draws after the round was over",
+                "PRESETS.md ruling 8 (the end of the round voids it)",
+            )
+        if self.awaiting_suit is not None:
+            self._fail(
+                "missing_suit_choice",
+                f"{self.awaiting_suit} played a wild card and named no suit; {player} draws",
+                "FORMAT.md Conventions (suit right after the wild)",
+                f"a suit event by {self.awaiting_suit}",
+            )
+        owed = self.prev_owed[player]
+        n = len(ev.cards) if ev.cards is not None else (ev.count if ev.count is not None else owed)
+        if n > owed or (n < owed and n != len(self.stock)):
+            self._fail(
+                "wrong_draw_count",
+                f"{player} draws {n} but owes {owed} for the previous-player draw",
+                f"option draw_previous = {dict(self.rules.draw_previous)}; PRESETS.md ruling 8",
+                f"draw {min(owed, len(self.stock)) or owed}",
+            )
+        self._take(player, ev.cards, None if ev.cards is not None else n, f"{player}'s draw")
+        self.jump_open = False
+        left = owed - n
+        if left and self._drawable():
+            self.prev_owed[player] = left
+        else:
+            del self.prev_owed[player]
 
     def _why_no_draw(self, player: str) -> str:
         if self.must_play is not None:
@@ -1105,6 +1353,8 @@ class Engine:
                 "option draw",
                 self.describe_legal(),
             )
+        self.jump_open = False
+        self._note_turn_action(player)
         if not self._can_pass(player):
             if self.rules.play_after_draw == "none" and self.draws_this_turn:
                 why = "the draw already ended the turn"
@@ -1203,6 +1453,7 @@ class Engine:
                 f"{need} cards",
             )
         self._take(player, ev.cards, None if ev.cards is not None else n, "the penalty")
+        self.jump_open = False
         self.faults.pop(player, None)
         rest = need - n
         self.penalty_owed = (player, rest) if rest and self._drawable() else None

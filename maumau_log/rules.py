@@ -180,14 +180,9 @@ class Ruleset:
         return self._key
 
     def unsupported(self) -> list[str]:
-        """Option values this engine version cannot replay yet, each with the option name."""
+        """Option values this engine version cannot replay yet, each with the option name
+        (none at present; the replay reports such a game ``unsupported_rule``)."""
         out: list[str] = []
-        if self.multi_play != "none":
-            out.append(f"multi_play = {self.multi_play!r} (several cards in one play)")
-        if self.jump_in:
-            out.append("jump_in = true (out-of-turn plays)")
-        if self.draw_previous:
-            out.append("draw_previous (draws that hit the previous player)")
         return out
 
 

@@ -197,7 +197,7 @@ class _Table:
                 self.calls_after_play(act.player)
             elif act.kind == "play":
                 assert act.player is not None and act.card is not None
-                self.emit(Play(player=act.player, cards=[act.card]))
+                self.emit(Play(player=act.player, cards=act.play_cards, jump_in=act.jump))
                 if e.awaiting_suit is None:
                     self.calls_after_play(act.player)
             elif act.kind == "draw":

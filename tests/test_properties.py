@@ -15,14 +15,11 @@ from hypothesis import strategies as st
 from maumau_log.engine import normalize_call
 from maumau_log.events import Call, Draw, Event, Game, Pass, Penalty, Play, RoundEnd, SuitChoice
 from maumau_log.replay import replay_events
-from maumau_log.rules import resolve
+from maumau_log.rules import PRESET_NAMES, resolve
 from maumau_log.sim import simulate
 
 CORE_PRESETS = ["standard", "classic"]
-REPLAYED_PRESETS = [
-    "standard", "classic", "online", "online-penalty", "prsi", "pesten", "puque", "russian",
-    "neuner", "crazy-eights",
-]  # fmt: skip
+REPLAYED_PRESETS = list(PRESET_NAMES)
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
