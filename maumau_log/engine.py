@@ -38,6 +38,7 @@ from .events import (
     RoundEnd,
     SuitChoice,
 )
+from .matches import RoundContext, add_scores, is_over, match_winner
 from .rules import CardRule, Ruleset
 from .scoring import round_scores
 
@@ -120,19 +121,29 @@ class Engine:
     Args:
         rules: the resolved ruleset.
         header: the game's ``game`` event (players in seat order, dealer).
+        match: the round's place in its match (dealer, first player, hand sizes, totals
+            before it), or None for a round on its own.
 
     Use :meth:`apply` for every event after the header; it raises :class:`RuleViolation`
     on the first illegal one (the replay stops there, so a failed event may leave the state
     partly changed). :meth:`view` returns the state a dispute needs.
     """
 
-    def __init__(self, rules: Ruleset, header: Game) -> None:
+    def __init__(self, rules: Ruleset, header: Game, match: RoundContext | None = None) -> None:
         self.rules = rules
         self.cards: dict[Card, CardRule] = rules.cards
         self.players: list[str] = list(header.players)
         self.n = len(self.players)
         self.seat: dict[str, int] = {p: i for i, p in enumerate(self.players)}
-        dealer = header.dealer if header.dealer is not None else self.players[-1]
+        self.match = match
+        self.match_totals: dict[str, int] | None = None  # after this round (round_end)
+        self.match_rounds_won: dict[str, int] = {}
+        self.match_over = False
+        self.match_winner: str | None = None
+        self.match_end_seen = False
+        dealer = header.dealer
+        if dealer is None:
+            dealer = match.dealer if match is not None and match.dealer else self.players[-1]
         self.dealer = self.seat[dealer]
         self.phase = SETUP
         self.hands: dict[str, list[Card]] = {p: [] for p in self.players}
@@ -610,6 +621,7 @@ class Engine:
             )
         rules = self.rules
         size = rules.hand_size_for(self.n)
+        sizes = self.match.hand_sizes if self.match is not None else None
         for p in ev.hands:
             self._known_player(p, "deal.hands")
         seen: Counter[Card] = Counter()
@@ -630,12 +642,15 @@ class Engine:
                 )
             assert isinstance(hand, list)
             cards = [self._check_card(c, f"{p}'s dealt hand") for c in hand]
-            if len(cards) != size:
+            due = sizes.get(p, size) if sizes else size
+            if len(cards) != due:
                 self._fail(
                     "wrong_draw_count",
-                    f"{p} is dealt {len(cards)} cards; this ruleset deals {size}",
-                    f"option hand_size = {rules.hand_size}",
-                    f"{size} cards",
+                    f"{p} is dealt {len(cards)} cards; {due} are due"
+                    + (" (a loser's hand shrinks by one a round)" if sizes else ""),
+                    f"option hand_size = {rules.hand_size}"
+                    + ("; option loser_hand_shrink" if sizes else ""),
+                    f"{due} cards",
                 )
             self.hands[p] = cards
             seen.update(cards)
@@ -689,6 +704,10 @@ class Engine:
         self._start(starter)
 
     def _first_seat(self) -> int:
+        if self.rules.first_player == "previous_winner":
+            prev = self.match.first_player if self.match is not None else None
+            if prev is not None and prev in self.seat:
+                return self.seat[prev]
         if self.rules.first_player == "dealer":
             return self.dealer
         return (self.dealer + 1) % self.n
@@ -1585,6 +1604,7 @@ class Engine:
         scores = round_scores(self.rules, self.players, self.hands, winner, self.last_play)
         self.winner = winner
         self.scores = scores
+        self._match_after_round(winner, scores)
         if ev.scores is not None and self.rules.scoring != "none":
             for p in self.players:
                 if p not in ev.scores:
@@ -1604,12 +1624,74 @@ class Engine:
                     )
         self.phase = FINISHED
 
+    def _match_after_round(self, winner: str | None, scores: dict[str, int]) -> None:
+        """Running totals and the match's end after this round (ruling 14). A round with
+        no match context counts as round 1 of a match of its own."""
+        ctx = self.match
+        before = ctx.totals if ctx is not None else {}
+        won = dict(ctx.rounds_won) if ctx is not None else {}
+        rounds = (ctx.rounds_before if ctx is not None else 0) + 1
+        if winner is not None:
+            won[winner] = won.get(winner, 0) + 1
+        totals = add_scores(before, scores)
+        left = list(self.players)
+        if self.rules.loser_hand_shrink:
+            sizes = ctx.hand_sizes if ctx is not None and ctx.hand_sizes else {}
+            base = self.rules.hand_size_for(self.n)
+            left = [p for p in self.players if sizes.get(p, base) - (p != winner) > 0]
+        self.match_totals = totals
+        self.match_rounds_won = won
+        self.match_over = is_over(self.rules, totals, rounds, len(left))
+        self.match_winner = match_winner(self.rules, self.players, totals, won, left)
+
     def _on_match_end(self, ev: MatchEnd) -> None:
         if self.phase != FINISHED:
             self._fail(
                 "round_not_finished",
                 "match_end before the round's round_end",
                 "FORMAT.md Events (match_end)",
+            )
+        if self.match_end_seen:
+            self._fail(
+                "match_over_too_early",
+                "a second match_end",
+                "FORMAT.md Events (match_end)",
+            )
+        self.match_end_seen = True
+        if self.match is not None and not self.match.checked:
+            return  # earlier rounds are missing or invalid: nothing to recompute
+        rules = self.rules
+        end = (
+            f"match_target = {rules.match_target}, match_rounds = {rules.match_rounds}, "
+            f"scoring = {rules.scoring!r}; PRESETS.md ruling 14"
+        )
+        totals = self.match_totals or {}
+        if not self.match_over:
+            self._fail(
+                "match_over_too_early",
+                f"match_end after round {self.match.round if self.match else 1}, but no end "
+                f"condition is met (totals {totals})",
+                end,
+                "another round",
+            )
+        if ev.totals is not None:
+            for p in self.players:
+                if ev.totals.get(p) != totals.get(p, 0):
+                    self._fail(
+                        "wrong_total",
+                        f"match_end.totals gives {p} {ev.totals.get(p)!r}, the replay counts "
+                        f"{totals.get(p, 0)}",
+                        end,
+                        str(totals),
+                    )
+        if ev.winner != self.match_winner:
+            self._fail(
+                "wrong_winner",
+                f"match_end names {ev.winner!r} as the match winner; the replay finds "
+                + (f"{self.match_winner}" if self.match_winner else "a draw")
+                + f" (totals {totals}, rounds won {self.match_rounds_won})",
+                end + " (highest or lowest total, then most rounds won, then a draw)",
+                repr(self.match_winner),
             )
 
     def _on_game(self, ev: Game) -> None:  # pragma: no cover - split off by the replay

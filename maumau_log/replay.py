@@ -9,6 +9,7 @@ its first violation and is reported invalid; the games around it replay as usual
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +20,7 @@ import msgspec
 from .engine import FINISHED, Engine, RuleViolation
 from .events import FORMAT_VERSION, Event, Game, decode_event, event_player
 from .logfile import OVERLONG, LogReadError, iter_lines
+from .matches import MatchState, RoundContext
 from .rules import Ruleset, RulesetError, resolve
 from .violations import Violation
 
@@ -111,6 +113,7 @@ class Replayer:
     ) -> None:
         self.file_options = dict(rules_file_options) if rules_file_options else None
         self.visitors = list(visitors)
+        self.matches: dict[str, MatchState] = {}
 
     # -- violations
 
@@ -326,13 +329,96 @@ class Replayer:
                         "README support table",
                     )
                 else:
-                    g.engine = Engine(rules, header)
+                    ctx: RoundContext | None = None
+                    if header.match_id is not None:
+                        ctx, problem = self._match_context(header, rules)
+                    g.engine = Engine(rules, header, ctx)
                     report.engine = g.engine
         if problem is not None:
             code, message, rule = problem
             self._violate(g, line, 0, code, message, rule)
         self._notify_begin(report)
         return g
+
+    def _match_context(
+        self, header: Game, rules: Ruleset
+    ) -> tuple[RoundContext | None, tuple[str, str, str] | None]:
+        """The round's place in its match, or the violation its header makes (ruling 14)."""
+        mid = header.match_id
+        assert mid is not None
+        rnd = header.round
+        rule = "PRESETS.md ruling 14 (matches); FORMAT.md Conventions (the next round)"
+        st = self.matches.get(mid)
+        if st is None:
+            st = MatchState(mid, tuple(header.players), rules.key)
+            self.matches[mid] = st
+            if rnd not in (None, 1):
+                st.rounds = rnd - 1
+                st.broken = f"rounds before {rnd} are not in the input"
+                return RoundContext(mid, rnd, checked=False), None
+            return RoundContext(mid, 1), None
+        expected = st.rounds + 1
+        if st.over and st.broken is None:
+            return None, (
+                "match_not_over",
+                f"round {rnd or expected} of match {mid}, which ended after round {st.rounds}",
+                rule,
+            )
+        if rnd is not None and rnd != expected:
+            return None, (
+                "wrong_round",
+                f"round {rnd} of match {mid} follows round {st.rounds}; round {expected} is due",
+                rule,
+            )
+        if st.broken is not None:
+            return RoundContext(mid, expected, checked=False), None
+        if rules.key != st.ruleset_key:
+            return None, (
+                "wrong_round",
+                f"match {mid} changes its ruleset in round {expected}",
+                rule,
+            )
+        left = st.players_left(rules)
+        if list(header.players) != left:
+            return None, (
+                "wrong_round",
+                f"round {expected} of match {mid} seats {header.players}; {left} are due",
+                rule + "; option loser_hand_shrink",
+            )
+        ctx = st.next_context(rules, expected)
+        if header.dealer is not None and ctx.dealer is not None and header.dealer != ctx.dealer:
+            return None, (
+                "wrong_starter",
+                f"{header.dealer} deals round {expected} of match {mid}; the next seat, "
+                f"{ctx.dealer}, deals",
+                rule + " (round r+1 is dealt by the next seat)",
+            )
+        return ctx, None
+
+    def _update_match(self, g: _Game) -> None:
+        rep = g.report
+        header, engine = rep.header, g.engine
+        if header is None or header.match_id is None:
+            return
+        st = self.matches.get(header.match_id)
+        if st is None:
+            return
+        st.rounds += 1
+        ctx = engine.match if engine is not None else None
+        if not rep.valid or engine is None or ctx is None or not ctx.checked:
+            if st.broken is None:
+                st.broken = f"round {st.rounds} is invalid"
+            return
+        st.totals = dict(engine.match_totals or {})
+        st.rounds_won = Counter(engine.match_rounds_won)
+        for p in engine.players:
+            if p != engine.winner:
+                st.lost[p] += 1
+        st.last_dealer = engine.players[engine.dealer]
+        if engine.winner is not None:
+            st.last_winner = engine.winner
+        st.over = engine.match_over
+        st.ended = engine.match_end_seen
 
     def _finish(self, g: _Game) -> GameReport:
         rep = g.report
@@ -348,6 +434,26 @@ class Replayer:
                 "FORMAT.md Events (round_end closes every game)",
                 g.engine.describe_legal(),
             )
+        eng = g.engine
+        if (
+            not g.failed
+            and eng is not None
+            and eng.match is not None
+            and eng.match.checked
+            and eng.match_over
+            and not eng.match_end_seen
+        ):
+            self._violate(
+                g,
+                rep.last_line or rep.line,
+                g.count,
+                "match_not_over",
+                f"match {eng.match.match_id} is decided after round {eng.match.round} "
+                f"(totals {eng.match_totals}) but no match_end follows",
+                "PRESETS.md ruling 14; FORMAT.md Events (match_end)",
+                "a match_end event",
+            )
+        self._update_match(g)
         for v in self.visitors:
             v.end_game(rep)
         return rep

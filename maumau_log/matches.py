@@ -1,0 +1,173 @@
+"""Matches: rounds that share a ``match_id``, their running totals and their end
+(RULESETS.md "Scoring systems"; PRESETS.md rulings 13-14; issue 6).
+
+Pure data and functions: :class:`MatchState` is what the replay remembers of a match
+between rounds, :class:`RoundContext` what the engine needs to replay one round of it (who
+deals, who starts, hand sizes, the totals before it). No I/O, no engine import.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from .rules import Ruleset
+
+HIGH_WINS = ("winner_collects", "hand_penalty")
+"""Scoring systems whose match winner has the highest total; the others, the lowest."""
+
+
+@dataclass(frozen=True)
+class RoundContext:
+    """What the engine needs to replay round ``round`` of a match (ruling 14).
+
+    Attributes:
+        match_id: the match.
+        round: this round's number (from 1).
+        dealer: who must deal (the next seat after the last dealer), None for round 1.
+        first_player: who must start under ``first_player = "previous_winner"``, or None.
+        hand_sizes: cards dealt per player (``loser_hand_shrink``), or None for the ruleset's.
+        totals: running totals before this round (player to points).
+        rounds_won: rounds won before this round.
+        rounds_before: rounds played before this one.
+        checked: False when earlier rounds are missing or invalid: the round is then
+            replayed on its own and match checks are skipped.
+    """
+
+    match_id: str
+    round: int
+    dealer: str | None = None
+    first_player: str | None = None
+    hand_sizes: Mapping[str, int] | None = None
+    totals: Mapping[str, int] = field(default_factory=dict)
+    rounds_won: Mapping[str, int] = field(default_factory=dict)
+    rounds_before: int = 0
+    checked: bool = True
+
+
+@dataclass
+class MatchState:
+    """A match as the replay remembers it between rounds.
+
+    Attributes:
+        match_id: the match.
+        players: every player of round 1, in seat order.
+        ruleset_key: the resolved ruleset's key (every round must use the same).
+        rounds: valid rounds replayed.
+        totals: running totals.
+        rounds_won: rounds won per player.
+        lost: rounds lost per player (for ``loser_hand_shrink``).
+        last_dealer: who dealt the last round.
+        last_winner: who won the last round that had a winner.
+        over: the match has reached its end (target, round count, one player left).
+        ended: a ``match_end`` was seen.
+        broken: why the match can no longer be checked (an invalid or missing round).
+    """
+
+    match_id: str
+    players: tuple[str, ...]
+    ruleset_key: str
+    rounds: int = 0
+    totals: dict[str, int] = field(default_factory=dict)
+    rounds_won: Counter[str] = field(default_factory=Counter)
+    lost: Counter[str] = field(default_factory=Counter)
+    last_dealer: str | None = None
+    last_winner: str | None = None
+    over: bool = False
+    ended: bool = False
+    broken: str | None = None
+
+    def players_left(self, rules: Ruleset) -> list[str]:
+        """Players still in the match (``loser_hand_shrink`` puts out who reaches 0 cards)."""
+        if not rules.loser_hand_shrink:
+            return list(self.players)
+        base = {p: rules.hand_size_for(len(self.players)) for p in self.players}
+        return [p for p in self.players if base[p] - self.lost[p] > 0]
+
+    def next_context(self, rules: Ruleset, round_no: int) -> RoundContext:
+        """The context of the next round (ruling 14: the next seat deals; the previous
+        winner starts under ``first_player = "previous_winner"``)."""
+        left = self.players_left(rules)
+        dealer = None
+        if self.last_dealer is not None and left:
+            seat = self.players.index(self.last_dealer)
+            for k in range(1, len(self.players) + 1):
+                cand = self.players[(seat + k) % len(self.players)]
+                if cand in left:
+                    dealer = cand
+                    break
+        sizes = None
+        if rules.loser_hand_shrink:
+            base = rules.hand_size_for(len(self.players))
+            sizes = {p: base - self.lost[p] for p in left}
+        first = self.last_winner if rules.first_player == "previous_winner" else None
+        return RoundContext(
+            match_id=self.match_id,
+            round=round_no,
+            dealer=dealer,
+            first_player=first if first in left else None,
+            hand_sizes=sizes,
+            totals=dict(self.totals),
+            rounds_won=dict(self.rounds_won),
+            rounds_before=self.rounds,
+        )
+
+
+def add_scores(totals: Mapping[str, int], scores: Mapping[str, int]) -> dict[str, int]:
+    """Running totals after a round: ``totals + scores`` player by player."""
+    out = dict(totals)
+    for p, v in scores.items():
+        out[p] = out.get(p, 0) + v
+    return out
+
+
+def is_over(rules: Ruleset, totals: Mapping[str, int], rounds: int, players_left: int) -> bool:
+    """Whether a match is over after ``rounds`` rounds (ruling 14).
+
+    Args:
+        rules: ``match_target``, ``match_rounds``, ``scoring``, ``loser_hand_shrink``.
+        totals: running totals after the last round.
+        rounds: rounds played.
+        players_left: players still in (``loser_hand_shrink``).
+    Returns:
+        True when a total reached the target (for ``hand_penalty``: fell to minus the
+        target), the round count is reached, or one player is left.
+    """
+    if rules.loser_hand_shrink and players_left <= 1:
+        return True
+    if rules.match_rounds is not None and rounds >= rules.match_rounds:
+        return True
+    target = rules.match_target
+    if target is not None and totals:
+        if rules.scoring == "hand_penalty":
+            return min(totals.values()) <= -target
+        return max(totals.values()) >= target
+    return False
+
+
+def match_winner(
+    rules: Ruleset,
+    players: Sequence[str],
+    totals: Mapping[str, int],
+    rounds_won: Mapping[str, int],
+    players_left: Sequence[str] | None = None,
+) -> str | None:
+    """The match winner, or None for a draw (ruling 14).
+
+    The highest total wins under ``winner_collects`` and ``hand_penalty``, the lowest under
+    ``penalty_points`` and ``serbian``; a tie goes to the tied player with most rounds won,
+    and a tie on that too is a draw. Under ``loser_hand_shrink`` the last player left wins.
+    """
+    if rules.loser_hand_shrink and players_left is not None and len(players_left) == 1:
+        return players_left[0]
+    if not players:
+        return None
+    values = {p: totals.get(p, 0) for p in players}
+    best = (max if rules.scoring in HIGH_WINS else min)(values.values())
+    tied = [p for p in players if values[p] == best]
+    if len(tied) == 1:
+        return tied[0]
+    most = max(rounds_won.get(p, 0) for p in tied)
+    tied = [p for p in tied if rounds_won.get(p, 0) == most]
+    return tied[0] if len(tied) == 1 else None
