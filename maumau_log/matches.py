@@ -78,6 +78,30 @@ class MatchState:
     ended: bool = False
     broken: str | None = None
 
+    def record_round(
+        self,
+        players: Sequence[str],
+        dealer: str,
+        winner: str | None,
+        totals: Mapping[str, int],
+        rounds_won: Mapping[str, int],
+        over: bool,
+        ended: bool,
+    ) -> None:
+        """Remember a valid round: its dealer and winner, the totals after it, whether the
+        match is over and whether its ``match_end`` was seen."""
+        self.rounds += 1
+        self.totals = dict(totals)
+        self.rounds_won = Counter(rounds_won)
+        for p in players:
+            if p != winner:
+                self.lost[p] += 1
+        self.last_dealer = dealer
+        if winner is not None:
+            self.last_winner = winner
+        self.over = over
+        self.ended = ended
+
     def players_left(self, rules: Ruleset) -> list[str]:
         """Players still in the match (``loser_hand_shrink`` puts out who reaches 0 cards)."""
         if not rules.loser_hand_shrink:

@@ -9,7 +9,6 @@ its first violation and is reported invalid; the games around it replay as usual
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -403,22 +402,21 @@ class Replayer:
         st = self.matches.get(header.match_id)
         if st is None:
             return
-        st.rounds += 1
         ctx = engine.match if engine is not None else None
         if not rep.valid or engine is None or ctx is None or not ctx.checked:
+            st.rounds += 1
             if st.broken is None:
                 st.broken = f"round {st.rounds} is invalid"
             return
-        st.totals = dict(engine.match_totals or {})
-        st.rounds_won = Counter(engine.match_rounds_won)
-        for p in engine.players:
-            if p != engine.winner:
-                st.lost[p] += 1
-        st.last_dealer = engine.players[engine.dealer]
-        if engine.winner is not None:
-            st.last_winner = engine.winner
-        st.over = engine.match_over
-        st.ended = engine.match_end_seen
+        st.record_round(
+            engine.players,
+            engine.players[engine.dealer],
+            engine.winner,
+            engine.match_totals or {},
+            engine.match_rounds_won,
+            engine.match_over,
+            engine.match_end_seen,
+        )
 
     def _finish(self, g: _Game) -> GameReport:
         rep = g.report

@@ -25,6 +25,7 @@ from .events import (
     Event,
     Game,
     HandCount,
+    MatchEnd,
     Pass,
     Penalty,
     Play,
@@ -33,6 +34,7 @@ from .events import (
     SuitChoice,
     encode_event,
 )
+from .matches import MatchState, RoundContext
 from .rules import Ruleset, resolve
 
 MAX_EVENTS = 20_000
@@ -77,9 +79,16 @@ class Bot:
 class _Table:
     """One simulated round: the engine, the event list and the seeded choices."""
 
-    def __init__(self, rules: Ruleset, header: Game, rng: random.Random, bot: Bot) -> None:
+    def __init__(
+        self,
+        rules: Ruleset,
+        header: Game,
+        rng: random.Random,
+        bot: Bot,
+        match: RoundContext | None = None,
+    ) -> None:
         self.rules = rules
-        self.engine = Engine(rules, header)
+        self.engine = Engine(rules, header, match)
         self.rng = rng
         self.bot = bot
         self.events: list[Event] = [header]
@@ -105,13 +114,15 @@ class _Table:
         shuffle(pack, rng)
         e = self.engine
         size = rules.hand_size_for(e.n)
+        sizes = e.match.hand_sizes if e.match is not None and e.match.hand_sizes else {}
         first = (e.dealer + 1) % e.n
         order = [e.players[(first + i) % e.n] for i in range(e.n)]
         hands: dict[str, list[Card] | HandCount] = {}
         dealt: dict[str, list[Card]] = {p: [] for p in order}
-        for _ in range(size):
+        for i in range(max([size, *sizes.values()])):
             for p in order:
-                dealt[p].append(pack.pop())
+                if i < sizes.get(p, size):
+                    dealt[p].append(pack.pop())
         hands.update(dealt)
         starter = pack.pop()
         while rules.cards[starter].redeal and pack:
@@ -270,6 +281,96 @@ def simulate(
         table = _Table(rules, header, rng, bot)
         table.play_round()
         yield table.events
+
+
+def simulate_matches(
+    ruleset: str,
+    players: int,
+    matches: int,
+    seed: int,
+    options: Mapping[str, Any] | None = None,
+    bot: Bot | None = None,
+    id_prefix: str = "sim",
+    max_rounds: int = 500,
+) -> Iterator[list[Event]]:
+    """Play ``matches`` seeded matches, round by round, and yield each round's events.
+
+    Rounds share a ``match_id`` and count ``round`` from 1; the next seat deals; the last
+    round ends with a ``match_end`` holding the totals and the winner (PRESETS.md ruling 14).
+
+    Args:
+        ruleset: a preset whose matches end (``match_target``, ``match_rounds`` or
+            ``loser_hand_shrink``).
+        players, seed, options, bot, id_prefix: as for :func:`simulate`.
+        matches: how many matches.
+        max_rounds: a match still running after this many rounds is cut off there (its
+            last round then has no ``match_end`` and does not validate).
+    Yields:
+        One list of events per round.
+    Raises:
+        ValueError: the ruleset's matches never end.
+    """
+    rules = resolve(ruleset, dict(options) if options else None)
+    if rules.match_target is None and rules.match_rounds is None and not rules.loser_hand_shrink:
+        raise ValueError(
+            f"preset {rules.preset!r} sets no match end (match_target, match_rounds or "
+            "loser_hand_shrink): set one with options"
+        )
+    return _matches(rules, players, matches, seed, options, bot, id_prefix, max_rounds)
+
+
+def _matches(
+    rules: Ruleset,
+    players: int,
+    matches: int,
+    seed: int,
+    options: Mapping[str, Any] | None,
+    bot: Bot | None,
+    id_prefix: str,
+    max_rounds: int,
+) -> Iterator[list[Event]]:
+    rng = random.Random(seed)
+    bot = bot or Bot()
+    names = [f"p{i + 1}" for i in range(players)]
+    for m in range(matches):
+        match_id = f"{id_prefix}-{seed}-m{m:05d}"
+        state = MatchState(match_id, tuple(names), rules.key)
+        round_no = 0
+        while not state.over and round_no < max_rounds:
+            round_no += 1
+            ctx = state.next_context(rules, round_no) if round_no > 1 else None
+            seats = state.players_left(rules)
+            dealer = (
+                ctx.dealer if ctx is not None and ctx.dealer else names[int(rng.random() * players)]
+            )
+            if ctx is None:
+                ctx = RoundContext(match_id, 1)
+            header = Game(
+                format=FORMAT_VERSION,
+                game_id=f"{match_id}-r{round_no:03d}",
+                ruleset=rules.preset,
+                options=dict(options) if options else None,
+                players=seats,
+                dealer=dealer,
+                match_id=match_id,
+                round=round_no,
+                meta={"engine": "maumau-log simulate", "seed": seed},
+            )
+            table = _Table(rules, header, rng, bot, ctx)
+            table.play_round()
+            e = table.engine
+            if e.match_over:
+                table.emit(MatchEnd(totals=dict(e.match_totals or {}), winner=e.match_winner))
+            state.record_round(
+                e.players,
+                e.players[e.dealer],
+                e.winner,
+                e.match_totals or {},
+                e.match_rounds_won,
+                e.match_over,
+                e.match_end_seen,
+            )
+            yield table.events
 
 
 def write_games(games: Iterator[list[Event]], out: BinaryIO) -> tuple[int, int]:

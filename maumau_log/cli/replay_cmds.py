@@ -191,6 +191,12 @@ def simulate(
     ruleset: Annotated[str, typer.Option("--ruleset", help="Preset name.")] = "standard",
     players: Annotated[int, typer.Option(min=2, max=10, help="Players per game.")] = 4,
     games: Annotated[int, typer.Option(min=1, help="Games (rounds) to play.")] = 10,
+    matches: Annotated[
+        int | None,
+        typer.Option(
+            min=1, help="Play this many whole matches (rounds sharing a match_id) instead."
+        ),
+    ] = None,
     seed: Annotated[int, typer.Option(help="Seed: the same seed gives the same file.")] = 1,
     options: Annotated[
         str | None, typer.Option(help="Header options as a JSON object, e.g. '{\"hand_size\": 6}'.")
@@ -198,7 +204,7 @@ def simulate(
 ) -> None:
     """Play seeded games with random legal bots and write full-information logs."""
     from ..sim import simulate as run_sim
-    from ..sim import write_games
+    from ..sim import simulate_matches, write_games
 
     opts: dict[str, Any] | None = None
     if options:
@@ -210,7 +216,14 @@ def simulate(
         resolve(ruleset, opts)
     except RulesetError as exc:
         fail(str(exc))
-    gen = run_sim(ruleset, players, games, seed, options=opts)
+    try:
+        gen = (
+            run_sim(ruleset, players, games, seed, options=opts)
+            if matches is None
+            else simulate_matches(ruleset, players, matches, seed, options=opts)
+        )
+    except ValueError as exc:
+        fail(str(exc))
     try:
         with _open_out(out_file) as fh:
             n_games, n_events = write_games(gen, fh)
