@@ -17,6 +17,7 @@ PRESETS.md ruling 1), draws (FORMAT.md "Conventions", PRESETS.md rulings 11-12),
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +42,9 @@ from .events import (
 from .matches import RoundContext, add_scores, is_over, match_winner
 from .rules import CardRule, Ruleset
 from .scoring import round_scores
+from .shuffle import ALGORITHM as FAIR_SHUFFLE
+from .shuffle import deal as fair_deal
+from .shuffle import reshuffle_seed, shuffled
 
 # Phases of a round.
 SETUP = "setup"  # header seen, no deal yet
@@ -141,6 +145,11 @@ class Engine:
         self.match_over = False
         self.match_winner: str | None = None
         self.match_end_seen = False
+        shuffle = header.shuffle or {}
+        self.fair_seed: str | None = None  # maumau-sha256-fy/1 with its seed revealed
+        if shuffle.get("algorithm") == FAIR_SHUFFLE and isinstance(shuffle.get("seed"), str):
+            self.fair_seed = shuffle["seed"]
+        self.reshuffles = 0
         dealer = header.dealer
         if dealer is None:
             dealer = match.dealer if match is not None and match.dealer else self.players[-1]
@@ -692,6 +701,8 @@ class Engine:
         else:
             self.stock = sorted((pack - seen).elements())
             self.stock_ordered = False
+        if self.fair_seed is not None and not self.cut_taken:
+            self._check_fair_deal(ev, starter, sizes or {p: size for p in self.players})
         if self.cards[starter].redeal:
             self._fail(
                 "wrong_starter",
@@ -702,6 +713,46 @@ class Engine:
         self.discard = [starter]
         self.phase = PLAY
         self._start(starter)
+
+    def _check_fair_deal(self, ev: Deal, starter: Card, sizes: Mapping[str, int]) -> None:
+        """The deal must be what the revealed seed gives (``shuffle.py``; issue 7)."""
+        assert self.fair_seed is not None
+        redeal = {c for c, info in self.cards.items() if info.redeal}
+        order = shuffled(self.rules.pack, self.fair_seed)
+        try:
+            hands, due_starter, stock = fair_deal(order, self.players, self.dealer, sizes, redeal)
+        except ValueError as exc:
+            self._fail("deal_not_from_seed", str(exc), "shuffle maumau-sha256-fy/1")
+        rule = "shuffle maumau-sha256-fy/1 (README: provably fair shuffles)"
+        for p in self.players:
+            if Counter(hands[p]) != Counter(self.hands[p]):
+                self._fail(
+                    "deal_not_from_seed",
+                    f"{p}'s hand {' '.join(self.hands[p])} is not what the seed deals",
+                    rule,
+                    f"{p}: {' '.join(hands[p])}",
+                )
+        if starter != due_starter:
+            self._fail(
+                "deal_not_from_seed",
+                f"the starter {starter} is not what the seed turns up",
+                rule,
+                f"starter {due_starter}",
+            )
+        if ev.stock is not None and list(ev.stock) != stock:
+            logged = list(ev.stock)
+            at = next(
+                (i for i, (a, b) in enumerate(zip(logged, stock, strict=False)) if a != b),
+                min(len(logged), len(stock)),
+            )
+            self._fail(
+                "deal_not_from_seed",
+                f"the stock differs from the seed's order at position {at + 1} from the top",
+                rule,
+                f"stock top first: {' '.join(stock[:8])} ...",
+            )
+        self.stock = stock[::-1]
+        self.stock_ordered = True
 
     def _first_seat(self) -> int:
         if self.rules.first_player == "previous_winner":
@@ -1537,6 +1588,8 @@ class Engine:
                 )
             self.stock = new[::-1]
             self.stock_ordered = True
+            if self.fair_seed is not None:
+                self._check_fair_reshuffle(under, new)
         else:
             if ev.count is not None and ev.count != len(under):
                 self._fail(
@@ -1547,7 +1600,24 @@ class Engine:
                 )
             self.stock = sorted(under)
             self.stock_ordered = False
+            if self.fair_seed is not None:
+                self._check_fair_reshuffle(under, None)
         self.discard = self.discard[-1:]
+
+    def _check_fair_reshuffle(self, under: list[Card], logged: list[Card] | None) -> None:
+        """The k-th reshuffle must be what the derived seed gives (``shuffle.py`` step 6)."""
+        assert self.fair_seed is not None
+        self.reshuffles += 1
+        due = shuffled(under, reshuffle_seed(self.fair_seed, self.reshuffles))
+        if logged is not None and logged != due:
+            self._fail(
+                "deal_not_from_seed",
+                f"reshuffle {self.reshuffles}'s stock is not what the seed gives",
+                "shuffle maumau-sha256-fy/1, step 6 (reshuffles)",
+                f"stock top first: {' '.join(due[:8])} ...",
+            )
+        self.stock = due[::-1]
+        self.stock_ordered = True
 
     def _on_abandon(self, ev: Abandon) -> None:
         if self.phase in (SETUP, PLAY, OUT):

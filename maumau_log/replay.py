@@ -21,6 +21,8 @@ from .events import FORMAT_VERSION, Event, Game, decode_event, event_player
 from .logfile import OVERLONG, LogReadError, iter_lines
 from .matches import MatchState, RoundContext
 from .rules import Ruleset, RulesetError, resolve
+from .shuffle import ALGORITHM as FAIR_SHUFFLE
+from .shuffle import commitment
 from .violations import Violation
 
 try:  # the schema module explains why the fast decoder rejected a line
@@ -310,7 +312,7 @@ class Replayer:
         report.last_line = line
         g = _Game(report)
         g.count = 1
-        problem = _header_problem(header)
+        problem = _header_problem(header) or _commitment_problem(header)
         if header.seq not in (None, 0):
             problem = ("bad_seq", "the header's seq must be 0", "FORMAT.md Files")
         if problem is None:
@@ -473,6 +475,21 @@ def _header_problem(h: Game) -> tuple[str, str, str] | None:
             "schema_error",
             f"the dealer {h.dealer!r} is not one of the players",
             "FORMAT.md Events (game.dealer)",
+        )
+    return None
+
+
+def _commitment_problem(h: Game) -> tuple[str, str, str] | None:
+    shuffle = h.shuffle or {}
+    if shuffle.get("algorithm") != FAIR_SHUFFLE:
+        return None
+    seed, promised = shuffle.get("seed"), shuffle.get("commitment")
+    if isinstance(seed, str) and isinstance(promised, str) and commitment(seed) != promised.lower():
+        return (
+            "bad_commitment",
+            f"SHA-256 of the revealed seed is {commitment(seed)}, not the published "
+            f"commitment {promised}",
+            "shuffle maumau-sha256-fy/1, step 1",
         )
     return None
 

@@ -49,14 +49,14 @@ def load_schema(name: str) -> dict[str, Any]:
 
 @cache
 def _registry() -> Registry:
-    """Register every schema file, in ``schemas/`` and its subfolders (``events/``).
+    """Register every schema file (``*.schema.json``) in ``schemas/`` and its subfolders.
 
     Each file is keyed by its path relative to :func:`schema_dir` (``"events/play.schema.json"``)
     and by its ``$id``, so relative ``$ref``s resolved against the ``$id`` find it.
     """
     root = schema_dir()
     registry: Registry = Registry()
-    for path in sorted(root.rglob("*.json")):
+    for path in sorted(root.rglob("*.schema.json")):
         name = path.relative_to(root).as_posix()
         contents = load_schema(name)
         resource = Resource.from_contents(contents)

@@ -5,8 +5,10 @@ voluntary draws, sometimes forgetting or miscalling a call, sometimes catching a
 call), and every event they write is applied to an engine first: a simulated game is legal
 by construction under our reading of the rules. That proves consistency, not correctness
 (see the README). There is no hidden randomness: one ``random.Random(seed)`` drives
-everything, and shuffles use ``Random.random()`` only (CPython promises repeatable
-``random()`` across versions, not ``shuffle``), so a seed gives the same file byte for byte.
+everything through ``Random.random()`` only (CPython promises repeatable ``random()``
+across versions, not ``shuffle``), and deals and reshuffles use the provably fair shuffle
+(:mod:`maumau_log.shuffle`) with a seed drawn from it, so a seed gives the same file byte
+for byte, and every simulated header carries a seed and its commitment.
 """
 
 from __future__ import annotations
@@ -36,21 +38,19 @@ from .events import (
 )
 from .matches import MatchState, RoundContext
 from .rules import Ruleset, resolve
+from .shuffle import ALGORITHM, commitment, reshuffle_seed, shuffled
+from .shuffle import deal as fair_deal
 
 MAX_EVENTS = 20_000
 """A simulated round longer than this is abandoned (it never happened in testing)."""
 
 
-def shuffle(cards: list[Card], rng: random.Random) -> None:
-    """Fisher-Yates shuffle in place driven by ``rng.random()`` only (repeatable).
-
-    Args:
-        cards: the list to shuffle.
-        rng: the seeded generator.
-    """
-    for i in range(len(cards) - 1, 0, -1):
-        j = int(rng.random() * (i + 1))
-        cards[i], cards[j] = cards[j], cards[i]
+def fair_shuffle(rng: random.Random) -> dict[str, str]:
+    """A header ``shuffle`` object: a 256-bit seed drawn from ``rng`` (repeatably, through
+    ``random()`` only) and its commitment (``shuffle.py``)."""
+    words = [int(rng.random() * (1 << 52)) for _ in range(5)]
+    seed = "".join(f"{w:013x}" for w in words)[:64]
+    return {"algorithm": ALGORITHM, "seed": seed, "commitment": commitment(seed)}
 
 
 class Bot:
@@ -104,31 +104,25 @@ class _Table:
     def ensure_stock(self) -> None:
         e = self.engine
         if not e.stock and e.rules.empty_stock == "reshuffle" and len(e.discard) > 1:
-            new = list(e.discard[:-1])
-            shuffle(new, self.rng)
+            assert e.fair_seed is not None
+            new = shuffled(e.discard[:-1], reshuffle_seed(e.fair_seed, e.reshuffles + 1))
             self.emit(Reshuffle(stock=new))
 
     def deal(self) -> None:
-        rules, rng = self.rules, self.rng
-        pack = list(rules.pack)
-        shuffle(pack, rng)
-        e = self.engine
+        """Deal by the provably fair shuffle of the header's seed (``shuffle.py``)."""
+        rules, e = self.rules, self.engine
+        seed = e.fair_seed
+        assert seed is not None
         size = rules.hand_size_for(e.n)
-        sizes = e.match.hand_sizes if e.match is not None and e.match.hand_sizes else {}
-        first = (e.dealer + 1) % e.n
-        order = [e.players[(first + i) % e.n] for i in range(e.n)]
+        sizes = dict(e.match.hand_sizes) if e.match is not None and e.match.hand_sizes else {}
+        sizes = {p: sizes.get(p, size) for p in e.players}
+        redeal = {c for c, info in rules.cards.items() if info.redeal}
+        dealt, starter, stock = fair_deal(
+            shuffled(rules.pack, seed), e.players, e.dealer, sizes, redeal
+        )
         hands: dict[str, list[Card] | HandCount] = {}
-        dealt: dict[str, list[Card]] = {p: [] for p in order}
-        for i in range(max([size, *sizes.values()])):
-            for p in order:
-                if i < sizes.get(p, size):
-                    dealt[p].append(pack.pop())
         hands.update(dealt)
-        starter = pack.pop()
-        while rules.cards[starter].redeal and pack:
-            pack.insert(0, starter)  # back into the stock, at the bottom
-            starter = pack.pop()
-        self.emit(Deal(hands=hands, starter=starter, stock=pack[::-1]))
+        self.emit(Deal(hands=hands, starter=starter, stock=stock))
 
     def calls_after_play(self, player: str) -> None:
         e, rules, rng = self.engine, self.rules, self.rng
@@ -276,6 +270,7 @@ def simulate(
             options=dict(options) if options else None,
             players=names,
             dealer=names[int(rng.random() * players)],
+            shuffle=fair_shuffle(rng),
             meta={"engine": "maumau-log simulate", "seed": seed},
         )
         table = _Table(rules, header, rng, bot)
@@ -354,6 +349,7 @@ def _matches(
                 dealer=dealer,
                 match_id=match_id,
                 round=round_no,
+                shuffle=fair_shuffle(rng),
                 meta={"engine": "maumau-log simulate", "seed": seed},
             )
             table = _Table(rules, header, rng, bot, ctx)

@@ -39,6 +39,8 @@ CODES: dict[str, str] = {
     "wrong_total": "match_end's totals differ from the sum of the rounds' scores",
     "match_not_over": "no match_end after the deciding round, or a round after the match ended",
     "match_over_too_early": "match_end before the match's target or round count is reached",
+    "bad_commitment": "the revealed shuffle seed does not hash to the published commitment",
+    "deal_not_from_seed": "the deal, starter, stock or a reshuffle is not what the seed gives",
     "truncated_file": "the file ends inside a compressed block or cannot be read further",
     "not_a_log": "the file is binary, not a JSON Lines log",
     "line_too_long": "a line longer than the reader accepts",

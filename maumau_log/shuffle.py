@@ -1,0 +1,126 @@
+"""Provably fair shuffles: ``maumau-sha256-fy/1`` (issue 7, item 1).
+
+A shuffle any server can implement in any language, so that a player can check after the
+round that the deal was not rigged:
+
+1. Before the round the server publishes ``commitment = hex(SHA-256(seed))``, where ``seed``
+   is a secret string (recommended: 64 hex digits from a cryptographic generator); after
+   the round it reveals ``seed``. The header's ``shuffle`` object carries ``algorithm``
+   (``"maumau-sha256-fy/1"``), ``seed`` and ``commitment``.
+2. Random numbers: the byte stream ``SHA-256(S || u64be(0)) || SHA-256(S || u64be(1)) || ...``
+   where ``S`` is the seed's UTF-8 bytes and ``u64be(k)`` the counter as 8 big-endian bytes;
+   it is read 8 bytes at a time as big-endian unsigned 64-bit integers ``x``.
+3. A uniform integer in ``[0, n)``: ``limit = 2**64 - (2**64 mod n)``; draw ``x`` until
+   ``x < limit`` (rejection sampling: no modulo bias), then return ``x mod n``.
+4. Fisher-Yates: for ``i`` from ``len - 1`` down to 1, ``j = uniform(i + 1)``, swap items
+   ``i`` and ``j``. The input is the pack in canonical order (:func:`maumau_log.cards.make_pack`:
+   pack by pack, suits C D H S, ranks low to high, jokers last); the output lists the
+   stock top first.
+5. The deal takes cards from the top: one card at a time to each player in seat order
+   starting left of the dealer, round after round, until each hand holds its size (a
+   player with a smaller hand, as under ``loser_hand_shrink``, is passed over once full);
+   the next card is the starter (a card ``starter_redeal`` sends back goes to the bottom of
+   the stock and the next one is turned); the rest is the stock, top first.
+6. The k-th reshuffle of the round (k = 1, 2, ...) shuffles the discard pile but its top
+   card, taken bottom first, with the seed ``seed + "/reshuffle/" + str(k)``.
+
+Test vectors are in ``schemas/shuffle-vectors.json``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Final
+
+from .cards import Card
+
+ALGORITHM: Final = "maumau-sha256-fy/1"
+_TWO64: Final = 1 << 64
+
+
+def commitment(seed: str) -> str:
+    """The commitment a server publishes before the round: hex SHA-256 of the seed's UTF-8."""
+    return hashlib.sha256(seed.encode("utf-8")).hexdigest()
+
+
+def _words(seed: str) -> Iterator[int]:
+    base = seed.encode("utf-8")
+    counter = 0
+    while True:
+        block = hashlib.sha256(base + counter.to_bytes(8, "big")).digest()
+        for k in range(0, 32, 8):
+            yield int.from_bytes(block[k : k + 8], "big")
+        counter += 1
+
+
+def shuffled(cards: Sequence[Card], seed: str) -> list[Card]:
+    """Shuffle ``cards`` with the seed (steps 2-4 above).
+
+    Args:
+        cards: the input order (the canonical pack, or a discard pile bottom first).
+        seed: the seed string.
+    Returns:
+        A new list, top card first.
+    """
+    out = list(cards)
+    words = _words(seed)
+    for i in range(len(out) - 1, 0, -1):
+        n = i + 1
+        limit = _TWO64 - (_TWO64 % n)
+        x = next(words)
+        while x >= limit:
+            x = next(words)
+        j = x % n
+        out[i], out[j] = out[j], out[i]
+    return out
+
+
+def reshuffle_seed(seed: str, k: int) -> str:
+    """The seed of the k-th reshuffle of a round (k from 1)."""
+    return f"{seed}/reshuffle/{k}"
+
+
+def deal(
+    order: Sequence[Card],
+    players: Sequence[str],
+    dealer: int,
+    sizes: Mapping[str, int],
+    redeal: frozenset[Card] | set[Card] = frozenset(),
+) -> tuple[dict[str, list[Card]], Card, list[Card]]:
+    """Deal from a shuffled pack (step 5 above).
+
+    Args:
+        order: the shuffled pack, top first.
+        players: seat order.
+        dealer: the dealer's seat.
+        sizes: cards due to each player.
+        redeal: cards that go back to the bottom when turned as the starter.
+    Returns:
+        ``(hands, starter, stock)``: hands in the order dealt, the starter card, the stock
+        top first.
+    Raises:
+        ValueError: the pack is too small for the deal.
+    """
+    cards = list(order)
+    pos = 0
+    n = len(players)
+    seats = [players[(dealer + 1 + i) % n] for i in range(n)]
+    hands: dict[str, list[Card]] = {p: [] for p in seats}
+    for _ in range(max(sizes.values(), default=0)):
+        for p in seats:
+            if len(hands[p]) < sizes.get(p, 0):
+                if pos >= len(cards):
+                    raise ValueError("the pack is too small for this deal")
+                hands[p].append(cards[pos])
+                pos += 1
+    stock = cards[pos:]
+    if not stock:
+        raise ValueError("no card left to turn as the starter")
+    starter = stock.pop(0)
+    turns = 0
+    while starter in redeal and stock and turns < len(cards):
+        stock.append(starter)
+        starter = stock.pop(0)
+        turns += 1
+    return hands, starter, stock
