@@ -54,6 +54,9 @@ ENDED = "ended"  # over with no winner (play limit, blocked stock, abandon): rou
 FINISHED = "finished"  # round_end seen: match_end only
 
 CALL_REASONS = ("missed_call", "wrong_call")
+HIDDEN = "?"
+"""A card in a hand or the stock that a partial log does not show (FORMAT.md
+"Information levels")."""
 
 
 class RuleViolation(Exception):
@@ -150,6 +153,10 @@ class Engine:
         if shuffle.get("algorithm") == FAIR_SHUFFLE and isinstance(shuffle.get("seed"), str):
             self.fair_seed = shuffle["seed"]
         self.reshuffles = 0
+        # partial logs: cards not seen anywhere (hidden hands and stock), and what the
+        # replay could therefore not check; None for a full-information log
+        self.unseen: Counter[Card] | None = None
+        self.unchecked: set[str] = set()
         dealer = header.dealer
         if dealer is None:
             dealer = match.dealer if match is not None and match.dealer else self.players[-1]
@@ -290,6 +297,8 @@ class Engine:
                 "FORMAT.md Conventions (draws)",
                 f"draw at most {len(self.stock)}",
             )
+        if self.unseen is not None:
+            return self._take_partial(player, drawn if cards is not None else None, n, what)
         if cards is None:
             if not self.stock_ordered:
                 self._fail(
@@ -322,6 +331,28 @@ class Engine:
                 pool[c] -= 1
             for c in drawn:
                 self.stock.remove(c)
+        self.hands[player].extend(drawn)
+        return drawn
+
+    def _take_partial(self, player: str, drawn: list[Card] | None, n: int, what: str) -> list[Card]:
+        """A draw in a partial log: shown cards must be among the unseen ones; the stock's
+        order cannot be checked."""
+        assert self.unseen is not None
+        self.unchecked.add("draws come from the stock top (the stock is not shown)")
+        if drawn is None:
+            drawn = [HIDDEN] * n
+        else:
+            need = Counter(drawn)
+            short = need - self.unseen
+            if short:
+                self._fail(
+                    "draw_not_from_stock_top",
+                    f"{what}: drew {' '.join(sorted(short.elements()))}, which is not among "
+                    "the cards still unseen",
+                    "FORMAT.md Information levels (conservation against the unseen cards)",
+                )
+            self.unseen -= need
+        del self.stock[len(self.stock) - n :]
         self.hands[player].extend(drawn)
         return drawn
 
@@ -382,9 +413,9 @@ class Engine:
             return not self.serving and self._answers_draw(card)
         if self.draws_this_turn and self.rules.play_after_draw == "drawn":
             return (
-                card == self.drawn_card
+                (card == self.drawn_card or self.drawn_card == HIDDEN)
                 and self.playable(card)
-                and (self._finish_allowed(player, card))
+                and self._finish_allowed(player, card)
             )
         return self.playable(card) and self._finish_allowed(player, card)
 
@@ -392,7 +423,7 @@ class Engine:
         """The distinct cards ``player`` may play now (empty when it is not their move)."""
         if self.phase != PLAY or self.awaiting_suit is not None:
             return []
-        hand = self.hands[player]
+        hand = [c for c in self.hands[player] if c != HIDDEN]
         if self.pending_skip and player == self.current_player:
             return sorted({c for c in hand if self._answers_skip(c)})
         if player != self.current_player:
@@ -405,7 +436,11 @@ class Engine:
             if self.serving:
                 return []
             return sorted({c for c in hand if self._answers_draw(c)})
-        if self.draws_this_turn and self.rules.play_after_draw == "drawn":
+        if (
+            self.draws_this_turn
+            and self.rules.play_after_draw == "drawn"
+            and (self.drawn_card != HIDDEN)
+        ):
             card = self.drawn_card
             ok = card is not None and self.playable(card) and self._finish_allowed(player, card)
             return [card] if ok and card is not None else []
@@ -420,13 +455,17 @@ class Engine:
         if self.cover_owed is not None:
             if self.cover_drawing:
                 return True, "cover"
-            can_cover = any(self.playable(c) for c in self.hands[player])
+            can_cover = any(self.playable(c) for c in self.hands[player] if c != HIDDEN)
+            if not can_cover and HIDDEN in self.hands[player]:
+                self.unchecked.add("whether a hidden hand could cover before drawing")
             return (not can_cover or self.rules.voluntary_draw), "cover"
         if self.draws_this_turn >= self.rules.max_draws:
             return False, ""
         if self.draws_this_turn and self.rules.play_after_draw == "none":
             return False, ""
-        has_play = any(self.can_play(player, c) for c in self.hands[player])
+        has_play = any(self.can_play(player, c) for c in self.hands[player] if c != HIDDEN)
+        if not has_play and HIDDEN in self.hands[player]:
+            self.unchecked.add("whether a hidden hand could play before drawing or passing")
         if has_play and not self.rules.voluntary_draw:
             return False, ""
         return True, ("voluntary" if has_play else "no_play")
@@ -445,6 +484,8 @@ class Engine:
         ):
             return True
         if self._drawable() == 0:
+            if HIDDEN in self.hands[player] and not self.legal_plays(player):
+                self.unchecked.add("whether a hidden hand could play before drawing or passing")
             return self.rules.voluntary_draw or not self.legal_plays(player)
         return False
 
@@ -593,6 +634,22 @@ class Engine:
             hand = self.hands[player]
             if len(hand) != 1:
                 return
+            if hand[0] == HIDDEN:  # either word may be right: the card is not shown
+                self.unchecked.add("which call word a hidden last card needs")
+                words = {self.rules.call_last_card, self.rules.call_last_wild} - {None}
+                said = [w for w in words if w and normalize_call(w) in self.words]
+                if not words:
+                    return
+                if said and len(words) > 1:
+                    # one of the words was said; whether it was the right one is hidden, so a
+                    # catch is accepted but no fault is counted
+                    self.faults[player] = "unverifiable"
+                    return
+                if said:
+                    return
+                self.faults[player] = "wrong_call" if self.words else "missed_call"
+                self.call_faults[player] += 1
+                return
             due = self._last_card_word(hand[0])
         else:
             due = self.rules.call_going_out
@@ -644,13 +701,10 @@ class Engine:
                     f"{size} cards for every player",
                 )
             if isinstance(hand, HandCount):
-                self._fail(
-                    "unsupported_rule",
-                    f"{p}'s hand is given only as a count: partial logs are not replayed yet",
-                    "FORMAT.md Information levels",
-                )
-            assert isinstance(hand, list)
-            cards = [self._check_card(c, f"{p}'s dealt hand") for c in hand]
+                cards = [HIDDEN] * hand.count
+                self.unseen = Counter()  # a partial log (FORMAT.md "Information levels")
+            else:
+                cards = [self._check_card(c, f"{p}'s dealt hand") for c in hand or []]
             due = sizes.get(p, size) if sizes else size
             if len(cards) != due:
                 self._fail(
@@ -662,7 +716,7 @@ class Engine:
                     f"{due} cards",
                 )
             self.hands[p] = cards
-            seen.update(cards)
+            seen.update(c for c in cards if c != HIDDEN)
         for p, taken in self.cut_taken.items():
             left = Counter(self.hands[p])
             for c in taken:
@@ -676,6 +730,9 @@ class Engine:
         starter = self._check_card(ev.starter, "deal.starter")
         seen[starter] += 1
         pack = Counter(rules.pack)
+        if self.unseen is not None:
+            self._deal_partial(seen, pack, starter)
+            return
         if ev.stock is not None:
             stock = [self._check_card(c, "deal.stock") for c in ev.stock]
             seen.update(stock)
@@ -709,6 +766,39 @@ class Engine:
                 f"the starter {starter} should have gone back into the stock",
                 f"option starter_redeal = {list(rules.starter_redeal)}",
                 "another starter card",
+            )
+        self.discard = [starter]
+        self.phase = PLAY
+        self._start(starter)
+
+    def _deal_partial(self, seen: Counter[Card], pack: Counter[Card], starter: Card) -> None:
+        """Finish a deal some hands of which are counts: the unseen cards are the pack but
+        what is shown; the stock is hidden (FORMAT.md "Information levels")."""
+        over = sorted(c for c in seen if seen[c] > pack[c])
+        if over:
+            self._fail(
+                "duplicate_card",
+                f"the deal shows {', '.join(over)} more often than the pack holds",
+                "FORMAT.md Cards (card conservation)",
+            )
+        dealt = sum(len(h) for h in self.hands.values()) + 1
+        if dealt > len(self.rules.pack):
+            self._fail(
+                "duplicate_card",
+                f"the deal gives out {dealt} cards; the pack holds {len(self.rules.pack)}",
+                "FORMAT.md Cards (card conservation)",
+            )
+        self.unseen = pack - seen
+        self.stock = [HIDDEN] * (len(self.rules.pack) - dealt)
+        self.stock_ordered = False
+        self.unchecked.add("the other players' hands and draws (shown as counts)")
+        if self.fair_seed is not None:
+            self.unchecked.add("the deal against the shuffle seed (hands are hidden)")
+        if self.cards[starter].redeal:
+            self._fail(
+                "wrong_starter",
+                f"the starter {starter} should have gone back into the stock",
+                f"option starter_redeal = {list(self.rules.starter_redeal)}",
             )
         self.discard = [starter]
         self.phase = PLAY
@@ -915,9 +1005,15 @@ class Engine:
         if len(cards) == 1:
             if cards[0] in hand:
                 return
+            if self.unseen is not None and HIDDEN in hand and self.unseen[cards[0]] > 0:
+                return  # from the hidden part of the hand
             missing = cards[0]
         else:
             short = Counter(cards) - Counter(hand)
+            if self.unseen is not None and short:
+                hidden = hand.count(HIDDEN)
+                if sum(short.values()) <= hidden and not short - self.unseen:
+                    return
             if not short:
                 return
             missing = " ".join(sorted(short.elements()))
@@ -991,6 +1087,13 @@ class Engine:
                 rule,
             )
         short = Counter(cards) - Counter(self.hands[player])
+        if (
+            short
+            and self.unseen is not None
+            and sum(short.values()) <= self.hands[player].count(HIDDEN)
+            and not (short - self.unseen)
+        ):
+            short = Counter()
         if short:
             return (
                 "card_not_in_hand",
@@ -1005,7 +1108,12 @@ class Engine:
         """Move played cards to the discard pile and apply them (the checks are done)."""
         hand = self.hands[player]
         for card in cards:
-            hand.remove(card)
+            if card in hand:
+                hand.remove(card)
+            else:  # a card shown from a hidden hand (checked by _check_in_hand)
+                assert self.unseen is not None
+                hand.remove(HIDDEN)
+                self.unseen[card] -= 1
         if hand:  # a fault is caught before the next turn action, or right after going out
             self.faults.pop(player, None)
         self.plays += 1
@@ -1379,7 +1487,9 @@ class Engine:
                     "draw 1",
                 )
             card = self._take(player, ev.cards, ev.count, f"{player}'s cover draw")[0]
-            if self.playable(card):
+            if card == HIDDEN:
+                self._hidden_cover_draw()
+            elif self.playable(card):
                 self.must_play = card
             else:
                 self.cover_owed = None
@@ -1389,6 +1499,9 @@ class Engine:
                     self.turn_over_after_draw = True
             return
         drawn = self._take(player, ev.cards, ev.count, f"{player}'s cover draw")
+        if HIDDEN in drawn:
+            self._hidden_cover_draw()
+            return
         for i, c in enumerate(drawn):
             if self.cards[c].suit == suit and i != len(drawn) - 1:
                 self._fail(
@@ -1405,6 +1518,18 @@ class Engine:
             self.cover_owed = None
             self.cover_drawing = False
             self.turn_over_after_draw = True
+
+    def _hidden_cover_draw(self) -> None:
+        """A cover drawn into a hidden hand: whether it covers cannot be seen, so the player
+        may cover (with a card legal on the cover card) or end the turn."""
+        self.unchecked.add("whether a hidden cover draw could cover")
+        if self.rules.play_after_draw == "none":
+            self.cover_owed = None
+            self._end_turn()
+            return
+        self.cover_drawing = False
+        self.draws_this_turn = self.rules.max_draws
+        self.drawn_card = HIDDEN
 
     def _on_pass(self, ev: Pass) -> None:
         player = self._known_player(ev.player, "pass")
@@ -1573,6 +1698,18 @@ class Engine:
                 "nothing to reshuffle: the discard pile holds only its top card",
                 "FORMAT.md Conventions (reshuffle)",
             )
+        if self.unseen is not None:  # a partial log: the new stock is hidden again
+            if ev.count is not None and ev.count != len(under):
+                self._fail(
+                    "bad_reshuffle",
+                    f"reshuffle.count is {ev.count} but the discard pile but its top holds "
+                    f"{len(under)}",
+                    "FORMAT.md Conventions (reshuffle)",
+                )
+            self.unseen.update(under)
+            self.stock = [HIDDEN] * len(under)
+            self.discard = self.discard[-1:]
+            return
         if ev.stock is not None:
             new = [self._check_card(c, "reshuffle.stock") for c in ev.stock]
             if Counter(new) != Counter(under):
@@ -1655,15 +1792,26 @@ class Engine:
                 "FORMAT.md Conventions (round_end.winner)",
                 f"winner {winner!r}",
             )
+        final = self.hands
         if ev.hands is not None:
+            final = dict(self.hands)
+            unseen = Counter(self.unseen) if self.unseen is not None else Counter()
             for p in self.players:
                 claimed = ev.hands.get(p)
+                held = Counter(self.hands[p])
+                hidden = held.pop(HIDDEN, 0)
                 if isinstance(claimed, HandCount):
                     ok = claimed.count == len(self.hands[p])
+                elif claimed is None:
+                    ok = False
                 else:
-                    ok = claimed is not None and Counter(
-                        canonical(c) if is_card_code(c) else c for c in claimed
-                    ) == Counter(self.hands[p])
+                    shown = Counter(canonical(c) if is_card_code(c) else c for c in claimed)
+                    extra = shown - held  # what the round end reveals of a hidden hand
+                    ok = not (held - shown) and sum(extra.values()) == hidden
+                    if ok and hidden:
+                        ok = not (extra - unseen)
+                        unseen -= extra
+                        final[p] = list(shown.elements())
                 if not ok:
                     self._fail(
                         "wrong_score",
@@ -1671,8 +1819,12 @@ class Engine:
                         "PRESETS.md ruling 16",
                         f"{p}: {self.hands[p]}",
                     )
-        scores = round_scores(self.rules, self.players, self.hands, winner, self.last_play)
         self.winner = winner
+        if any(HIDDEN in h for h in final.values()):
+            self.unchecked.add("the round's scores (hands still hidden at the end)")
+            self.phase = FINISHED
+            return
+        scores = round_scores(self.rules, self.players, final, winner, self.last_play)
         self.scores = scores
         self._match_after_round(winner, scores)
         if ev.scores is not None and self.rules.scoring != "none":

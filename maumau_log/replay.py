@@ -64,6 +64,11 @@ class GameReport:
         return self.violation is None
 
     @property
+    def unchecked(self) -> list[str]:
+        """Checks a partial-information log did not allow (empty for a full log)."""
+        return sorted(self.engine.unchecked) if self.engine is not None else []
+
+    @property
     def winner(self) -> str | None:
         """The replayed winner (None for no winner or an invalid game)."""
         return self.engine.winner if self.engine is not None and self.valid else None
@@ -537,3 +542,35 @@ def replay_events(
 
     lines = ((i + 1, encode_event(ev)) for i, ev in enumerate(events))
     return list(Replayer(rules_file_options).replay_lines(name, lines))
+
+
+def read_games(path: str | Path) -> Iterator[tuple[int, list[Event]]]:
+    """Read a log's games as decoded events, without replaying them.
+
+    Args:
+        path: a log file.
+    Yields:
+        ``(header_line, events)`` per game, header first.
+    Raises:
+        LogReadError: the file cannot be read, or a line is not a valid event (the message
+            names the line); events before any header are an error too.
+    """
+    current: list[Event] | None = None
+    start = 0
+    for line_no, raw in iter_lines(Path(path)):
+        if raw is OVERLONG:
+            raise LogReadError(str(path), line_no, "the line is longer than the reader accepts")
+        try:
+            ev = decode_event(raw)
+        except msgspec.DecodeError as exc:
+            raise LogReadError(str(path), line_no, f"not a valid event: {exc}") from exc
+        if isinstance(ev, Game):
+            if current is not None:
+                yield start, current
+            current, start = [ev], line_no
+        elif current is None:
+            raise LogReadError(str(path), line_no, "an event before any game header")
+        else:
+            current.append(ev)
+    if current is not None:
+        yield start, current

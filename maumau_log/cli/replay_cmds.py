@@ -13,6 +13,7 @@ import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from ..events import Game
 from ..logfile import LogReadError, expand_paths
 from ..replay import GameReport, Replayer
 from ..rules import (
@@ -72,6 +73,7 @@ class ValidationRun:
         self.valid = 0
         self.violations: list[Violation] = []
         self.unreadable: list[str] = []
+        self.partial: list[dict[str, Any]] = []
 
     def run(self, replayer: Replayer, files: list[Path], progress: bool = True) -> None:
         """Replay ``files``; a file that cannot be opened is noted, the others go on."""
@@ -109,6 +111,11 @@ class ValidationRun:
             self.valid += 1
         elif report.violation is not None:
             self.violations.append(report.violation)
+        unchecked = report.unchecked
+        if unchecked:
+            self.partial.append(
+                {"file": report.file, "game_id": report.game_id, "unchecked": unchecked}
+            )
 
     @property
     def exit_code(self) -> int:
@@ -125,6 +132,7 @@ class ValidationRun:
             "invalid": self.games - self.valid,
             "violations": [v.to_dict() for v in self.violations],
             "unreadable": self.unreadable,
+            "partial": self.partial,
         }
 
     def print_report(self, limit: int = 50) -> None:
@@ -149,6 +157,12 @@ class ValidationRun:
                 err.print(f"... and {len(self.violations) - limit} more (use --json for all)")
             codes = Counter(v.code for v in self.violations)
             err.print("by code: " + ", ".join(f"{c} {n}" for c, n in codes.most_common()))
+        if self.partial:
+            err.print(
+                f"{len(self.partial)} partial-information game(s); checks that could not be "
+                "made: " + "; ".join(sorted({u for p in self.partial for u in p["unchecked"]})),
+                highlight=False,
+            )
         for problem in self.unreadable:
             err.print(f"[bold red]unreadable:[/] {problem}", highlight=False)
         colour = "green" if not self.violations and not self.unreadable else "red"
@@ -305,3 +319,66 @@ def rules_cmd(
     for name, value in options.items():
         table.add_row(name, json.dumps(value), described.get(name, {}).get("description", ""))
     out.print(table)
+
+
+@app.command("compare")
+def compare_cmd(
+    server_log: Annotated[Path, typer.Argument(help="The server's full-information log.")],
+    seat_log: Annotated[Path, typer.Argument(help="One seat's log of the same game(s).")],
+    seat: Annotated[
+        str | None,
+        typer.Option(help="Whose view the seat log is (default: the header's meta.view)."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False,
+) -> None:
+    """Compare a seat's log with the server's: the first event where they disagree.
+
+    Games are matched by game_id. Exit 0 when every seat game agrees with the server's,
+    1 when one disagrees (or is missing from the server's log), 2 for unreadable input.
+    """
+    from ..compare import compare
+    from ..replay import read_games
+
+    try:
+        server = {evs[0].game_id: evs for _, evs in read_games(server_log)}  # type: ignore[union-attr]
+        seats = list(read_games(seat_log))
+    except LogReadError as exc:
+        fail(str(exc))
+    results: list[dict[str, Any]] = []
+    for line, evs in seats:
+        header = evs[0]
+        assert isinstance(header, Game)
+        who = seat or (header.meta or {}).get("view")
+        if not isinstance(who, str):
+            fail(f"{seat_log}:{line}: say whose view this is with --seat (no meta.view)")
+        full = server.get(header.game_id)
+        if full is None:
+            results.append({"game_id": header.game_id, "seat": who, "agree": False,
+                            "problem": "not in the server's log"})  # fmt: skip
+            continue
+        try:
+            diff = compare(full, evs, who)
+        except ValueError as exc:
+            fail(f"{seat_log}:{line}: {exc}")
+        row: dict[str, Any] = {"game_id": header.game_id, "seat": who, "agree": diff is None}
+        if diff is not None:
+            row.update(event_index=diff.index, server=diff.server, seat_event=diff.seat,
+                       seat_line=line + diff.index if diff.seat is not None else None)  # fmt: skip
+        results.append(row)
+    if as_json:
+        out.print_json(json.dumps({"games": results}))
+    else:
+        for row in results:
+            if row["agree"]:
+                err.print(f"[green]{row['game_id']}[/] ({row['seat']}): agrees with the server")
+            elif "problem" in row:
+                err.print(f"[red]{row['game_id']}[/] ({row['seat']}): {row['problem']}")
+            else:
+                err.print(
+                    f"[red]{row['game_id']}[/] ({row['seat']}): first disagreement at event "
+                    f"{row['event_index']} (line {row['seat_line']})\n"
+                    f"  server shows: {json.dumps(row['server'])}\n"
+                    f"  seat logged : {json.dumps(row['seat_event'])}",
+                    highlight=False,
+                )
+    raise typer.Exit(EXIT_OK if all(r["agree"] for r in results) else EXIT_VIOLATIONS)
