@@ -203,6 +203,7 @@ class Engine:
         self.last_turn_actor: str | None = None
         self.prev_turn_actor: str | None = None
         self.prev_owed: dict[str, int] = {}
+        self.just_skipped: set[str] = set()  # skipped by the last card (ruling 6)
         # counters a replay's visitors read
         self.turns = Counter[str]()  # turns begun, per player
         self.skipped = Counter[str]()  # turns lost to a skip card, per player
@@ -390,7 +391,7 @@ class Engine:
         info = self.cards[card]
         if info.wild and self.rules.wild_on_pending:
             return True
-        return info.skip and info.rank == self.skip_rank
+        return self.rules.skip_answer and info.skip and info.rank == self.skip_rank
 
     def _finish_allowed(self, player: str, card: Card, count: int = 1) -> bool:
         info = self.cards[card]
@@ -1106,6 +1107,7 @@ class Engine:
         self, player: str, cards: list[Card], answering_skip: bool = False, jump: bool = False
     ) -> None:
         """Move played cards to the discard pile and apply them (the checks are done)."""
+        self.just_skipped = set()
         hand = self.hands[player]
         for card in cards:
             if card in hand:
@@ -1275,12 +1277,17 @@ class Engine:
             self.pending_rank = last.rank
             self.pending_ends_turn = rules.draw_ends_turn or any(i.skip for i in infos if i.draw)
         elif skips:
-            if rules.skip_answer:
+            if rules.skip_answer or rules.wild_on_pending:
+                # the skipped player may still answer (a skip card of the rank, or a wild
+                # card that cancels it: ruling 2 and 6); the skip is taken when another
+                # player acts
                 self.pending_skip = skips
                 self.skip_rank = last.rank
             else:
                 for k in range(1, skips + 1):
-                    self.skipped[self.players[self._next_seat(seat, k)]] += 1
+                    skipped = self.players[self._next_seat(seat, k)]
+                    self.skipped[skipped] += 1
+                    self.just_skipped.add(skipped)
                 steps += skips
         self._begin_turn(self._next_seat(seat, steps))
 
@@ -1340,6 +1347,7 @@ class Engine:
             self._serve_previous(player, ev)
             return
         self._turn_check(player, "draws")
+        self.just_skipped = set()
         self.jump_open = False
         self._note_turn_action(player)
         if self.pending_skip:
@@ -1533,7 +1541,15 @@ class Engine:
 
     def _on_pass(self, ev: Pass) -> None:
         player = self._known_player(ev.player, "pass")
+        if player in self.just_skipped and player != self.current_player:
+            self._fail(
+                "illegal_pass",
+                f"{player} is skipped: a skipped player logs nothing",
+                "option skip; PRESETS.md ruling 6",
+                self.describe_legal(),
+            )
         self._turn_check(player, "passes")
+        self.just_skipped = set()
         if self.pending_skip:
             self._fail(
                 "illegal_pass",

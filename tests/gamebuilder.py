@@ -1,0 +1,149 @@
+"""Build tiny hand-made games (FORMAT.md events as dicts) and replay them.
+
+Events are plain JSON-able dicts, exactly as a log line would hold them. :func:`replay`
+writes them as a JSON Lines file and runs the real :class:`~maumau_log.replay.Replayer`, so
+the violation code and its ``event_index`` (header = 0) are what ``validate`` reports;
+:func:`engine_after` applies events to an :class:`~maumau_log.engine.Engine` to read
+``view()`` at a chosen point.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from maumau_log.engine import Engine
+from maumau_log.events import Game, decode_event
+from maumau_log.replay import GameReport, Replayer
+from maumau_log.rules import resolve
+
+Ev = dict[str, Any]
+
+RANKS32 = ("7", "8", "9", "10", "J", "Q", "K", "A")
+SUITS = ("C", "D", "H", "S")
+
+
+def pack(ranks: Sequence[str] = RANKS32) -> list[str]:
+    """One pack in a fixed order: suit by suit (C D H S), ranks low to high."""
+    return [r + s for s in SUITS for r in ranks]
+
+
+def game(
+    preset: str = "standard",
+    players: Sequence[str] = ("a", "b"),
+    dealer: str | None = None,
+    options: Mapping[str, Any] | None = None,
+    **extra: Any,
+) -> Ev:
+    """A ``game`` header; the dealer defaults to the last seat (so the first seat starts)."""
+    ev: Ev = {
+        "type": "game",
+        "format": "maumau-log/1",
+        "game_id": "t",
+        "ruleset": preset,
+        "players": list(players),
+        "dealer": dealer if dealer is not None else players[-1],
+    }
+    if options:
+        ev["options"] = dict(options)
+    ev.update(extra)
+    return ev
+
+
+def deal(
+    hands: Mapping[str, Sequence[str]],
+    starter: str,
+    top: Sequence[str] = (),
+    ranks: Sequence[str] = RANKS32,
+) -> Ev:
+    """A ``deal``: the stock is ``top`` (top first) then every other card in pack order."""
+    used = [c for h in hands.values() for c in h] + [starter, *top]
+    assert len(used) == len(set(used)), f"card twice in the test's deal: {used}"
+    rest = [c for c in pack(ranks) if c not in set(used)]
+    return {
+        "type": "deal",
+        "hands": {p: list(h) for p, h in hands.items()},
+        "starter": starter,
+        "stock": [*top, *rest],
+    }
+
+
+def play(player: str, *cards: str) -> Ev:
+    return {"type": "play", "player": player, "cards": list(cards)}
+
+
+def suit(player: str, s: str) -> Ev:
+    return {"type": "suit", "player": player, "suit": s}
+
+
+def draw(player: str, *cards: str, reason: str = "no_play") -> Ev:
+    return {"type": "draw", "player": player, "cards": list(cards), "reason": reason}
+
+
+def pass_(player: str) -> Ev:
+    return {"type": "pass", "player": player}
+
+
+def call(player: str, word: str = "mau") -> Ev:
+    return {"type": "mau", "player": player, "call": word}
+
+
+def penalty(player: str, by: str, *cards: str, reason: str = "missed_call") -> Ev:
+    return {"type": "penalty", "player": player, "by": by, "reason": reason, "cards": list(cards)}
+
+
+def reshuffle(stock: Sequence[str]) -> Ev:
+    return {"type": "reshuffle", "stock": list(stock)}
+
+
+def round_end(
+    winner: str | None,
+    scores: Mapping[str, int] | None = None,
+    hands: Mapping[str, Sequence[str]] | None = None,
+) -> Ev:
+    ev: Ev = {"type": "round_end", "winner": winner}
+    if scores is not None:
+        ev["scores"] = dict(scores)
+    if hands is not None:
+        ev["hands"] = {p: list(h) for p, h in hands.items()}
+    return ev
+
+
+def report(events: Iterable[Ev]) -> GameReport:
+    """Replay the events as one log file with the real replayer; return the game's report."""
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "g.jsonl"
+        path.write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
+        reports = list(Replayer().replay_file(path))
+    assert len(reports) == 1, reports
+    return reports[0]
+
+
+def replay(events: Iterable[Ev]) -> tuple[str, int | None] | None:
+    """``(code, event_index)`` of the first violation, or None for a valid game."""
+    rep = report(events)
+    if rep.violation is None:
+        return None
+    return rep.violation.code, rep.violation.event_index
+
+
+def engine_after(events: Sequence[Ev]) -> Engine:
+    """An engine after applying every event (the first must be the header).
+
+    A rule violation propagates (``RuleViolation``), so a test fails loudly.
+    """
+    header = msgspec.convert(events[0], Game)
+    eng = Engine(resolve(header.ruleset, header.options), header)
+    for e in events[1:]:
+        eng.apply(decode_event(json.dumps(e)))
+    return eng
+
+
+def view_after(events: Sequence[Ev]) -> dict[str, Any]:
+    """``Engine.view()`` after the events."""
+    return engine_after(events).view()
