@@ -204,6 +204,7 @@ class Engine:
         self.prev_turn_actor: str | None = None
         self.prev_owed: dict[str, int] = {}
         self.just_skipped: set[str] = set()  # skipped by the last card (ruling 6)
+        self._phantom: tuple[str, set[str]] | None = None
         # counters a replay's visitors read
         self.turns = Counter[str]()  # turns begun, per player
         self.skipped = Counter[str]()  # turns lost to a skip card, per player
@@ -1309,6 +1310,12 @@ class Engine:
         self.phase = OUT
         self.out_player = player
         self.awaiting_suit = None
+        # the next turn (and any skip) the winning card began never happens, unless a catch
+        # right after going out lets the round go on (then _reopen gives them back)
+        self._phantom = (self.current_player, set(self.just_skipped))
+        self.turns[self.current_player] -= 1
+        for p in self.just_skipped:
+            self.skipped[p] -= 1
         self.prev_owed.clear()  # the end of the round voids draws owed (ruling 8)
         if self.rules.call_going_out:
             self.window = (player, "out")
@@ -1670,6 +1677,12 @@ class Engine:
         self.penalty_owed = (player, rest) if rest and self._drawable() else None
         if self.phase == OUT and player == self.out_player:
             # caught right after going out: the round goes on (ruling 10)
+            if self._phantom is not None:
+                turn_of, skipped = self._phantom
+                self.turns[turn_of] += 1
+                for p in skipped:
+                    self.skipped[p] += 1
+                self._phantom = None
             self.phase = PLAY
             self.out_player = None
             self.window = None

@@ -170,6 +170,23 @@ SCHEMAS: dict[str, pa.Schema] = {
 WRITE_OPTIONS: dict[str, Any] = {"compression": "zstd", "compression_level": 6}
 """``pq.ParquetWriter`` options for every file."""
 
+DELTA_COLUMNS: dict[str, tuple[str, ...]] = {
+    "games": ("source_line",),
+    "events": ("event_index", "line"),
+}
+"""Counting-up integer columns stored DELTA_BINARY_PACKED (zstd does poorly on them)."""
+
+
+def _writer_options(table: str) -> dict[str, Any]:
+    delta = DELTA_COLUMNS.get(table, ())
+    if not delta:
+        return dict(WRITE_OPTIONS)
+    return {
+        **WRITE_OPTIONS,
+        "use_dictionary": [n for n in SCHEMAS[table].names if n not in delta],
+        "column_encoding": dict.fromkeys(delta, "DELTA_BINARY_PACKED"),
+    }
+
 
 class DatasetError(ValueError):
     """A dataset that cannot be used: missing, not a dataset, a newer version, busy.
@@ -389,18 +406,24 @@ class DatasetWriter:
         self._lock_fd: int | None = None
         self.manifest = Manifest()
         self.rows: dict[str, int] = dict.fromkeys(TABLES, 0)
+        self._created = False
+        self._committed = False
 
     def __enter__(self) -> DatasetWriter:
         root = self.root
         if root.exists() and not root.is_dir():
             raise DatasetError(f"{root}: exists and is not a folder")
-        if root.is_dir() and not _manifest_path(root).exists():
-            if any(p.name != ".lock" for p in root.iterdir()):
-                raise DatasetError(
-                    f"{root}: not a maumau-log dataset and not empty; "
-                    "give a new or empty folder, or an existing dataset"
-                )
+        if (
+            root.is_dir()
+            and not _manifest_path(root).exists()
+            and any(p.name != ".lock" for p in root.iterdir())
+        ):
+            raise DatasetError(
+                f"{root}: not a maumau-log dataset and not empty; "
+                "give a new or empty folder, or an existing dataset"
+            )
         try:
+            self._created = not root.exists()
             root.mkdir(parents=True, exist_ok=True)
             fd = os.open(root / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as exc:
@@ -462,7 +485,7 @@ class DatasetWriter:
             if writer is None:
                 path = self.tmp / partition_dir(name, ruleset, date) / f"part-{self.id}.parquet"
                 path.parent.mkdir(parents=True, exist_ok=True)
-                writer = pq.ParquetWriter(path, SCHEMAS[name], **WRITE_OPTIONS)
+                writer = pq.ParquetWriter(path, SCHEMAS[name], **_writer_options(name))
                 self._writers[key] = writer
             writer.write_table(table.replace_schema_metadata(SCHEMAS[name].metadata))
             self.rows[name] += table.num_rows
@@ -484,7 +507,7 @@ class DatasetWriter:
             moves.append((self.tmp / rel, self.root / rel, rel, name))
         self._writers = {}
         if moves:
-            for src, dst, rel, name in moves:
+            for src, dst, rel, _name in moves:
                 dst.parent.mkdir(parents=True, exist_ok=True)
                 with open(src, "rb") as fh:
                     os.fsync(fh.fileno())
@@ -501,6 +524,7 @@ class DatasetWriter:
             self.manifest = new
         elif not _manifest_path(self.root).exists():
             _write_manifest(self.root, self.manifest)  # a new, empty dataset
+        self._committed = True
         self.abort()
         return published
 
@@ -512,6 +536,8 @@ class DatasetWriter:
         self._writers = {}
         if self.tmp.exists():
             shutil.rmtree(self.tmp, ignore_errors=True)
+        if self._created and not self._committed and self._lock_fd is not None:
+            shutil.rmtree(self.root, ignore_errors=True)  # it did not exist before
         self._unlock()
 
 

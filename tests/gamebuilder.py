@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -60,11 +61,30 @@ def deal(
     starter: str,
     top: Sequence[str] = (),
     ranks: Sequence[str] = RANKS32,
+    *,
+    preset: str | None = None,
+    options: Mapping[str, Any] | None = None,
 ) -> Ev:
-    """A ``deal``: the stock is ``top`` (top first) then every other card in pack order."""
-    used = [c for h in hands.values() for c in h] + [starter, *top]
-    assert len(used) == len(set(used)), f"card twice in the test's deal: {used}"
-    rest = [c for c in pack(ranks) if c not in set(used)]
+    """A ``deal``: the stock is ``top`` (top first) then every other card in pack order.
+
+    The pack is the 32-card ``pack(ranks)`` unless ``preset`` is given: then it is that
+    ruleset's own pack (``ranks``, ``packs`` and ``jokers`` of the preset with ``options``
+    applied), e.g. 52 cards and two jokers ``"X"`` for ``pesten``, each code twice for
+    ``serbian``. Cards are counted as a multiset: a code may be used as often as the pack
+    holds it.
+    """
+    full = list(resolve(preset, options).pack) if preset is not None else pack(ranks)
+    used = Counter(c for h in hands.values() for c in h)
+    used.update([starter, *top])
+    over = sorted(c for c in used if used[c] > full.count(c))
+    assert not over, f"more copies in the test's deal than the pack holds: {over}"
+    left = Counter(full)
+    left.subtract(used)
+    rest: list[str] = []
+    for c in full:
+        if left[c] > 0:
+            rest.append(c)
+            left[c] -= 1
     return {
         "type": "deal",
         "hands": {p: list(h) for p, h in hands.items()},

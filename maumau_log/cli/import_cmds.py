@@ -1,0 +1,112 @@
+"""``import``: convert other programs' game records into canonical logs (issue 4).
+
+``maumau-log import openspiel FILE... --out LOG`` reads OpenSpiel ``crazy_eights`` histories
+(the text of ``pyspiel.serialize_game_and_state``, or JSON lines of
+``{"game": "<game string>", "history": [action ids]}``) and writes one log game per
+history (:mod:`maumau_log.openspiel`). Exit codes:
+
+- 0: every game imported;
+- 1: a game was rejected (not crazy_eights, bad parameters, an action OpenSpiel would not
+  allow, an unfinished history): each is reported with its file, line, game number and
+  action index; the other games are still written;
+- 2: usage error, an input file that cannot be read, or an output that cannot be written.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..openspiel import OpenSpielImportError, convert_source, dumps_event, read_source
+from . import EXIT_OK, EXIT_USAGE, EXIT_VIOLATIONS, app, err, fail
+
+import_app = typer.Typer(
+    name="import",
+    help="Convert game records of other programs into maumau-log/1 logs.",
+    no_args_is_help=True,
+)
+app.add_typer(import_app, name="import")
+
+
+class Returns(StrEnum):
+    """Where OpenSpiel's returns go in ``round_end``."""
+
+    scores = "scores"
+    field = "field"
+
+
+@import_app.command("openspiel")
+def openspiel_cmd(
+    files: Annotated[
+        list[Path],
+        typer.Argument(
+            help="OpenSpiel crazy_eights histories: serialize_game_and_state text, or JSON "
+            'lines of {"game": ..., "history": [...]}.'
+        ),
+    ],
+    out_file: Annotated[
+        Path, typer.Option("--out", help="Output log (.jsonl, .jsonl.gz or .jsonl.zst).")
+    ],
+    returns: Annotated[
+        Returns,
+        typer.Option(
+            help="'scores': OpenSpiel's returns become round_end.scores (validate then checks "
+            "them against the documented rule); 'field': kept only as "
+            "round_end.openspiel_returns, which validate ignores."
+        ),
+    ] = Returns.scores,
+    partial: Annotated[
+        bool,
+        typer.Option(
+            help="Import a history that stops before the game is over as an abandoned round "
+            "(abandon + round_end with no winner) instead of rejecting it."
+        ),
+    ] = False,
+) -> None:
+    """Convert OpenSpiel crazy_eights game histories into a canonical log (preset
+    crazy-eights, the game parameters as options, full stock order).
+
+    Exit 0 when every game was imported, 1 when a game was rejected (the others are written),
+    2 for usage errors, unreadable input or an output that cannot be written.
+    """
+    from .replay_cmds import _open_out
+
+    games: list[list[str]] = []
+    rejected: list[OpenSpielImportError] = []
+    for f in files:
+        if not f.is_file():
+            fail(f"{f}: no such file" if not f.exists() else f"{f}: not a file")
+        try:
+            for src in read_source(f):
+                if isinstance(src, OpenSpielImportError):
+                    rejected.append(src)
+                    continue
+                try:
+                    events = convert_source(src, str(f), returns.value, partial)
+                except OpenSpielImportError as bad:
+                    rejected.append(bad)
+                    continue
+                games.append([dumps_event(e) for e in events])
+        except OpenSpielImportError as exc:
+            fail(str(exc))
+    for problem in rejected:
+        err.print(f"[bold red]rejected:[/] {problem}", highlight=False)
+    try:
+        with _open_out(out_file) as fh:
+            for lines in games:
+                fh.write(("\n".join(lines) + "\n").encode("utf-8"))
+    except OSError as exc:
+        fail(f"{out_file}: cannot write: {exc.strerror}")
+    n_events = sum(len(g) for g in games)
+    err.print(
+        f"imported {len(games)} game(s), {n_events} events, to {out_file}"
+        + (f"; {len(rejected)} rejected" if rejected else ""),
+        highlight=False,
+    )
+    raise typer.Exit(EXIT_VIOLATIONS if rejected else EXIT_OK)
+
+
+__all__ = ["EXIT_USAGE", "import_app", "openspiel_cmd"]

@@ -1,0 +1,226 @@
+"""Statistics over a dataset: Polars queries that take and return lazy frames (issue 3).
+
+Nothing here collects: the CLI (or a notebook) calls ``.collect()``. Scans come from
+:func:`maumau_log.store.scan`, so filters on ``ruleset`` and ``date`` prune partitions and
+only the columns a query names are read.
+
+Every statistic is defined in :func:`player_stats`'s docstring; the README's table is made
+from it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import polars as pl
+
+from .store import UNKNOWN
+
+Z95 = 1.959963984540054
+"""The two-sided 95% normal quantile used by the Wilson interval."""
+
+BY_CHOICES: tuple[str, ...] = ("seat", "ruleset")
+"""Breakdowns :func:`player_stats` accepts for ``by``."""
+
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+DRAW_COLUMNS: tuple[str, ...] = ("drawn_no_play", "drawn_voluntary", "drawn_effect", "drawn_cover")
+"""``results`` columns of cards drawn, one per draw reason (penalty cards not included)."""
+
+POWER_COLUMNS: tuple[str, ...] = (
+    "draw_cards_played",
+    "skip_cards_played",
+    "reverse_cards_played",
+    "cover_cards_played",
+)
+"""``results`` columns of power cards played, one per power."""
+
+
+def filter_results(
+    results: pl.LazyFrame,
+    *,
+    ruleset: str | None = None,
+    player: str | None = None,
+    since: str | None = None,
+    include_invalid: bool = False,
+    game_ids: Sequence[str] | None = None,
+) -> pl.LazyFrame:
+    """Select the ``results`` rows a statistic counts.
+
+    Args:
+        results: the ``results`` table (``store.scan(dataset, "results")``).
+        ruleset: keep one ruleset (canonical preset name, the ``ruleset`` partition).
+        player: keep one player id.
+        since: keep games dated on or after this ``YYYY-MM-DD`` day (games with no known
+            date are left out when a date is given).
+        include_invalid: also count games that stopped at a violation (their counters run
+            up to the violation; they are never won).
+        game_ids: keep only these games.
+    Returns:
+        The filtered LazyFrame (same columns).
+    Raises:
+        ValueError: ``since`` is not ``YYYY-MM-DD``.
+    """
+    lf = results
+    if not include_invalid:
+        lf = lf.filter(pl.col("valid"))
+    if ruleset is not None:
+        lf = lf.filter(pl.col("ruleset") == ruleset)
+    if since is not None:
+        if not _DATE.match(since):
+            raise ValueError(f"--since must be a date YYYY-MM-DD, not {since!r}")
+        lf = lf.filter((pl.col("date") != UNKNOWN) & (pl.col("date") >= since))
+    if player is not None:
+        lf = lf.filter(pl.col("player") == player)
+    if game_ids is not None:
+        lf = lf.filter(pl.col("game_id").is_in(list(game_ids)))
+    return lf
+
+
+def wilson_interval(wins: pl.Expr, games: pl.Expr, z: float = Z95) -> tuple[pl.Expr, pl.Expr]:
+    """The Wilson score interval of a proportion, as two expressions (low, high).
+
+    With ``p = wins / games`` and ``n = games``::
+
+        centre = (p + z²/2n) / (1 + z²/n)
+        half   = z · sqrt(p(1-p)/n + z²/4n²) / (1 + z²/n)
+
+    Args:
+        wins: successes.
+        games: trials (the interval is null where there are none).
+        z: the normal quantile (default: 95% two-sided).
+    Returns:
+        ``(centre - half, centre + half)``, both within 0..1.
+    """
+    n = games.cast(pl.Float64)
+    p = wins.cast(pl.Float64) / n
+    z2 = z * z
+    den = 1 + z2 / n
+    centre = (p + z2 / (2 * n)) / den
+    half = z * (p * (1 - p) / n + z2 / (4 * n * n)).sqrt() / den
+    some = games > 0
+    return (
+        pl.when(some).then((centre - half).clip(0.0, 1.0)),
+        pl.when(some).then((centre + half).clip(0.0, 1.0)),
+    )
+
+
+def player_stats(results: pl.LazyFrame, by: str | None = None) -> pl.LazyFrame:
+    """Per-player statistics, sorted as a leaderboard.
+
+    One row per player (per player and seat with ``by="seat"``, per player and ruleset with
+    ``by="ruleset"``). Over the rows of ``results`` given (filter first with
+    :func:`filter_results`); a "game" is one round, one ``results`` row:
+
+    - ``games``: games played.
+    - ``wins``: games won (the player emptied the hand and the replay confirmed it).
+    - ``win_rate``: ``wins / games``.
+    - ``win_rate_low``, ``win_rate_high``: the 95% Wilson score interval of the win rate.
+    - ``avg_cards_left``: mean cards in hand at the end of the game (0 when won).
+    - ``avg_points_left``: mean points of those cards under the ruleset's ``points`` table.
+    - ``avg_round_score``: mean round score as the ruleset scores (``scoring``); null when no
+      game counted has a scoring ruleset (``scoring = "none"``) or only invalid games.
+    - ``draws_per_game``: cards drawn per game, all draw reasons (no play, voluntary,
+      effect, cover), penalty cards not included.
+    - ``penalties_per_game``: ``penalty`` events paid per game.
+    - ``missed_calls``: call faults in total: calls due but missed or wrong, caught or not
+      (``engine.call_faults``).
+    - ``power_played``: power cards played in total: each card counts once per power it has
+      (draw, skip, reverse, cover) under the game's ruleset.
+    - ``wild_played``: wild cards played in total.
+    - ``avg_turns_to_win``: mean turns the player began in the games they won; null without a
+      win.
+
+    Sorted by ``win_rate_low`` (the Wilson lower bound: a high win rate over few games ranks
+    below a slightly lower one over many), then wins, then player id.
+
+    Args:
+        results: ``results`` rows (LazyFrame).
+        by: None, ``"seat"`` or ``"ruleset"``.
+    Returns:
+        A LazyFrame with the key columns then the statistics above.
+    Raises:
+        ValueError: an unknown ``by``.
+    """
+    if by is not None and by not in BY_CHOICES:
+        raise ValueError(f"--by must be one of {', '.join(BY_CHOICES)}, not {by!r}")
+    keys = ["player"] if by is None else ["player", by]
+    games = pl.len().alias("games")
+    wins = pl.col("won").sum().cast(pl.Int64).alias("wins")
+    agg = results.group_by(keys).agg(
+        games,
+        wins,
+        pl.col("cards_left").mean().alias("avg_cards_left"),
+        pl.col("points_left").mean().alias("avg_points_left"),
+        pl.col("round_score").mean().alias("avg_round_score"),
+        pl.sum_horizontal(*DRAW_COLUMNS).sum().alias("_drawn"),
+        pl.col("penalties").sum().alias("_penalties"),
+        pl.col("calls_missed").sum().cast(pl.Int64).alias("missed_calls"),
+        pl.sum_horizontal(*POWER_COLUMNS).sum().cast(pl.Int64).alias("power_played"),
+        pl.col("wild_played").sum().cast(pl.Int64).alias("wild_played"),
+        pl.col("turns").filter(pl.col("won")).mean().alias("avg_turns_to_win"),
+    )
+    low, high = wilson_interval(pl.col("wins"), pl.col("games"))
+    return (
+        agg.with_columns(
+            (pl.col("wins") / pl.col("games")).alias("win_rate"),
+            low.alias("win_rate_low"),
+            high.alias("win_rate_high"),
+            (pl.col("_drawn") / pl.col("games")).alias("draws_per_game"),
+            (pl.col("_penalties") / pl.col("games")).alias("penalties_per_game"),
+        )
+        .select(
+            *keys,
+            "games",
+            "wins",
+            "win_rate",
+            "win_rate_low",
+            "win_rate_high",
+            "avg_cards_left",
+            "avg_points_left",
+            "avg_round_score",
+            "draws_per_game",
+            "penalties_per_game",
+            "missed_calls",
+            "power_played",
+            "wild_played",
+            "avg_turns_to_win",
+        )
+        .sort(
+            ["win_rate_low", "wins", *keys],
+            descending=[True, True] + [False] * len(keys),
+            nulls_last=True,
+        )
+    )
+
+
+def game_summary(games: pl.LazyFrame) -> pl.LazyFrame:
+    """Counts over ``games`` rows: one row with ``games``, ``valid``, ``invalid``, ``events``.
+
+    Args:
+        games: ``games`` rows (LazyFrame), filtered as wanted.
+    Returns:
+        A one-row LazyFrame.
+    """
+    return games.select(
+        pl.len().alias("games"),
+        pl.col("valid").sum().cast(pl.Int64).alias("valid"),
+        (~pl.col("valid")).sum().cast(pl.Int64).alias("invalid"),
+        pl.col("events").sum().cast(pl.Int64).alias("events"),
+    )
+
+
+def violation_counts(violations: pl.LazyFrame) -> pl.LazyFrame:
+    """Violations per code, most frequent first: columns ``code``, ``count``.
+
+    Args:
+        violations: ``violations`` rows (LazyFrame).
+    Returns:
+        A LazyFrame sorted by count (descending), then code.
+    """
+    return (
+        violations.group_by("code")
+        .agg(pl.len().alias("count"))
+        .sort(["count", "code"], descending=[True, False])
+    )

@@ -1,0 +1,435 @@
+"""OpenSpiel ``crazy_eights`` import and the differential test against OpenSpiel (issue 4).
+
+The tests without ``pyspiel`` check the decoding, the input formats, the located errors and
+the CLI on the shipped sources in ``sample_logs/openspiel/``. The tests with ``pyspiel``
+(``pip install open-spiel``; skipped without it) check the port against the real OpenSpiel
+at every step and run the differential: thousands of seeded random games over every
+parameter combination, each replayed through the engine with its legal actions compared to
+OpenSpiel's at every decision.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+import maumau_log.cli.import_cmds  # registers the import commands
+import maumau_log.cli.replay_cmds  # noqa: F401  (registers validate)
+from maumau_log.cli import app
+from maumau_log.events import decode_event
+from maumau_log.openspiel import (
+    DRAW,
+    PASS,
+    CrazyEightsState,
+    GameParams,
+    IllegalAction,
+    OpenSpielImportError,
+    action_name,
+    card_code,
+    convert_source,
+    dumps_event,
+    engine_disagreement,
+    history_to_events,
+    parse_game_string,
+    read_source,
+    returns_explained,
+)
+from maumau_log.replay import replay_events
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs" / "openspiel"
+runner = CliRunner()
+
+# Two minimal histories (found by a seeded search) where the engine as it is parts from
+# OpenSpiel; each is fixed by one of the engine changes proposed in the issue 4 report.
+# 1. a 2 played on an empty stock (no reshuffle) draws nothing in OpenSpiel, and the next
+#    player plays as usual; the engine makes a pending draw that lapses and costs the next
+#    player the turn.
+TWO_ON_EMPTY_STOCK = (
+    "crazy_eights(max_draw_cards=5,max_turns=100,players=5,reshuffle=False,"
+    "use_special_cards=True)",
+    [53, 48, 24, 43, 46, 2, 31, 20, 4, 21, 45, 44, 9, 42, 23, 0, 7, 34, 51, 16, 18, 36, 35,
+     41, 13, 28, 1, 52, 33, 22, 52, 29, 52, 27, 52, 49, 52, 14, 52, 12, 53, 52, 6, 52, 8, 52,
+     47, 52, 40, 52, 38, 41, 52, 32, 52, 15, 52, 17, 52, 3, 52, 19, 53, 52, 37, 52, 10, 52,
+     30, 52, 26, 33, 52, 39, 52, 25, 52, 5, 34, 52, 11, 52, 50, 42, 2, 10, 27, 54, 53, 16, 28,
+     31, 29, 53, 53, 53, 53, 53, 53],
+)  # fmt: skip
+# 2. an effect draw that pays the whole pending sum with the last card of the stock counts
+#    as a pass in OpenSpiel (crazy_eights.cc: "counted as a pass"), so the round ends after
+#    `players` more passes; the engine waits for players + 1 passes.
+EXACT_EMPTYING_DRAW = (
+    "crazy_eights(max_draw_cards=5,max_turns=100,players=3,reshuffle=False,"
+    "use_special_cards=True)",
+    [54, 11, 24, 5, 44, 38, 46, 2, 34, 33, 19, 10, 18, 8, 41, 15, 40, 52, 36, 36, 52, 9, 52,
+     30, 52, 45, 52, 21, 52, 37, 53, 8, 52, 26, 52, 25, 52, 27, 52, 7, 52, 6, 24, 56, 46, 44,
+     52, 48, 52, 1, 52, 13, 27, 56, 52, 43, 52, 4, 52, 42, 52, 3, 52, 20, 53, 52, 50, 52, 51,
+     52, 32, 52, 31, 52, 0, 53, 52, 35, 52, 14, 52, 12, 34, 52, 16, 52, 47, 52, 39, 52, 22, 52,
+     28, 18, 52, 29, 52, 49, 2, 52, 17, 23, 53, 53, 53],
+)  # fmt: skip
+ENGINE_CHANGE = "needs the engine change proposed in issue 4 (see the report): "
+
+
+def _run(*args: str) -> Any:
+    return runner.invoke(app, list(args))
+
+
+def _replay(events: list[dict[str, Any]]) -> Any:
+    return replay_events([decode_event(dumps_event(e)) for e in events])[0]
+
+
+def _random_history(params: GameParams, seed: int) -> list[int]:
+    rng = random.Random(seed)
+    state = CrazyEightsState(params)
+    while not state.is_terminal():
+        state.apply(rng.choice(state.legal_actions()))
+    return state.history
+
+
+# -- decoding (no pyspiel) -------------------------------------------------------------------
+
+
+def test_card_ids_and_action_names() -> None:
+    assert [card_code(c) for c in (0, 1, 2, 3, 4, 32, 36, 51)] == [
+        "2C", "2D", "2H", "2S", "3C", "10C", "JC", "AS",
+    ]  # fmt: skip
+    assert action_name(0, False) == "Play C2"
+    assert action_name(35, False) == "Play ST"
+    assert action_name(DRAW, False) == "Draw"
+    assert action_name(PASS, False) == "Pass"
+    assert action_name(57, False) == "Nominate suit S"
+    assert action_name(53, True, 3) == "Decide Player 1 to be the dealer"
+    assert action_name(51, True) == "Deal SA"
+
+
+def test_game_strings() -> None:
+    assert parse_game_string("crazy_eights") == GameParams()
+    p = parse_game_string("crazy_eights(players=3,use_special_cards=true,reshuffle=True)")
+    assert (p.players, p.use_special_cards, p.reshuffle) == (3, True, True)
+    assert p.game_string() == (
+        "crazy_eights(max_draw_cards=5,max_turns=100,players=3,reshuffle=True,"
+        "use_special_cards=True)"
+    )
+    for bad, words in (
+        ("tic_tac_toe", "not 'crazy_eights'"),
+        ("crazy_eights(foo=1)", "unknown parameter 'foo'"),
+        ("crazy_eights(players=x)", "must be an integer"),
+        ("crazy_eights(reshuffle=1)", "True or False"),
+        ("crazy_eights(players=1)", "2 to 15"),
+        ("crazy_eights(max_draw_cards=0)", "at least 1"),
+    ):
+        with pytest.raises(OpenSpielImportError, match=words):
+            parse_game_string(bad)
+
+
+def test_options_map_the_parameters() -> None:
+    plain = GameParams(players=2, max_draw_cards=2, max_turns=50).options()
+    assert plain == {"max_draws": 2, "empty_stock": "pass", "max_plays": 50}
+    special = GameParams(players=6, use_special_cards=True, reshuffle=True).options()
+    assert special["draw"] == {"2": 2} and special["draw_answer"] == "same_rank"
+    assert special["skip"] == ["Q"] and special["reverse"] == ["A"]
+    assert special["empty_stock"] == "reshuffle" and special["packs"] == 2
+
+
+def test_imported_game_shape() -> None:
+    params = GameParams(players=3, use_special_cards=True, reshuffle=True)
+    events = history_to_events(params, _random_history(params, 3), "g1", returns="field")
+    header, deal, end = events[0], events[1], events[-1]
+    assert header["ruleset"] == "crazy-eights" and header["players"] == ["p0", "p1", "p2"]
+    assert header["meta"]["openspiel_game"] == params.game_string()
+    # the full stock: hands + starter + stock = the pack, so every draw is checked
+    assert sum(len(h) for h in deal["hands"].values()) + 1 + len(deal["stock"]) == 52
+    assert end["type"] == "round_end" and set(end["hands"]) == {"p0", "p1", "p2"}
+    assert "openspiel_returns" in end and "scores" not in end
+    assert _replay(events).valid
+
+
+@pytest.mark.parametrize("special", [False, True])
+@pytest.mark.parametrize("reshuffle", [False, True])
+def test_port_games_validate(special: bool, reshuffle: bool) -> None:
+    """Games played by the port (no pyspiel needed) validate clean, where the engine and
+    OpenSpiel already agree (see the xfail tests for the rest)."""
+    for seed in range(40):
+        params = GameParams(2 + seed % 4, (1, 2, 5)[seed % 3], 100, special, reshuffle)
+        d = engine_disagreement(params, _random_history(params, seed))
+        if special and not reshuffle and d is not None:
+            continue  # the known mismatches (xfail tests below)
+        assert d is None, (params, seed, str(d))
+
+
+@pytest.mark.xfail(strict=True, reason=ENGINE_CHANGE + "a 2 on an empty stock draws nothing")
+def test_two_on_empty_stock_is_a_plain_card() -> None:
+    game, history = TWO_ON_EMPTY_STOCK
+    d = engine_disagreement(parse_game_string(game), history)
+    assert d is None, str(d)
+
+
+@pytest.mark.xfail(strict=True, reason=ENGINE_CHANGE + "an exact emptying draw is a pass")
+def test_draw_emptying_the_stock_counts_as_a_pass() -> None:
+    game, history = EXACT_EMPTYING_DRAW
+    d = engine_disagreement(parse_game_string(game), history)
+    assert d is None, str(d)
+
+
+def test_known_mismatches_are_where_the_report_says() -> None:
+    """Pins where the engine as it is parts from OpenSpiel (delete with the engine change)."""
+    game, history = TWO_ON_EMPTY_STOCK
+    params = parse_game_string(game)
+    d = engine_disagreement(params, history)
+    events = history_to_events(params, history, returns="field")
+    assert d is not None and d.kind == "legal_actions"
+    last_play = [e for e in events[: d.event_index] if e["type"] == "play"][-1]
+    assert last_play["cards"][0].startswith("2")  # the 2 played just before, on an empty stock
+    game, history = EXACT_EMPTYING_DRAW
+    d = engine_disagreement(parse_game_string(game), history)
+    assert d is not None and "round_not_finished" in d.message
+
+
+def test_illegal_actions_are_located() -> None:
+    params = GameParams(players=3)
+    history = _random_history(params, 5)
+    with pytest.raises(IllegalAction) as info:
+        history_to_events(params, [*history[:20], 57, *history[21:]])
+    assert info.value.action_index == 20
+    with pytest.raises(IllegalAction, match="the game is already over"):
+        history_to_events(params, [*history, 53])
+    with pytest.raises(IllegalAction, match="picks the dealer"):
+        history_to_events(params, [3])
+    with pytest.raises(OpenSpielImportError, match="before the game is over"):
+        history_to_events(params, history[:60])
+    partial = history_to_events(params, history[:60], partial=True)
+    assert [e["type"] for e in partial[-2:]] == ["abandon", "round_end"]
+    assert _replay(partial).valid
+
+
+# -- input files and the CLI (no pyspiel) ----------------------------------------------------
+
+
+def test_read_both_formats() -> None:
+    serialized = list(read_source(SAMPLES / "serialized.openspiel.txt"))
+    lines = list(read_source(SAMPLES / "histories.ndjson"))
+    assert len(serialized) == 2 and len(lines) == 3
+    for src in serialized + lines:
+        assert not isinstance(src, OpenSpielImportError)
+        events = convert_source(src, "x.txt", returns="field")
+        assert events[-1]["type"] == "round_end"
+
+
+def test_cli_import_samples(tmp_path: Path) -> None:
+    out = tmp_path / "imported.jsonl.gz"
+    res = _run("import", "openspiel", str(SAMPLES / "serialized.openspiel.txt"),
+               "--returns", "field", "--out", str(out))  # fmt: skip
+    assert res.exit_code == 0, res.output
+    res = _run("validate", str(out))
+    assert res.exit_code == 0, res.output
+
+
+def test_shipped_imports_are_current(tmp_path: Path) -> None:
+    out = tmp_path / "imported.jsonl"
+    sources = [str(SAMPLES / "serialized.openspiel.txt"), str(SAMPLES / "histories.ndjson")]
+    res = _run("import", "openspiel", *sources, "--returns", "field", "--out", str(out))
+    assert res.exit_code == 0, res.output
+    assert out.read_text() == (SAMPLES / "imported.jsonl").read_text()
+
+
+def test_cli_rejects_with_located_errors(tmp_path: Path) -> None:
+    good = (SAMPLES / "histories.ndjson").read_text().splitlines()[0]
+    obj = json.loads(good)
+    bad_action = dict(obj, history=[*obj["history"][:30], 99, *obj["history"][31:]])
+    src = tmp_path / "in.ndjson"
+    src.write_text("\n".join([
+        good, json.dumps(bad_action), json.dumps({"game": "go", "history": [1]}), "{oops",
+    ]) + "\n")  # fmt: skip
+    out = tmp_path / "out.jsonl"
+    res = _run("import", "openspiel", str(src), "--out", str(out))
+    assert res.exit_code == 1
+    text = " ".join(res.output.split())
+    assert f"{src}:2, game 2, action 30:" in text and "not an action id" in text
+    assert f"{src}:3, game 3: the game is 'go'" in text
+    assert f"{src}:4, game 4: not valid JSON" in text
+    assert "imported 1 game(s)" in text
+    assert len(out.read_text().splitlines()) > 10  # the good game is still written
+    serialized = tmp_path / "s.txt"
+    lines = (SAMPLES / "serialized.openspiel.txt").read_text().splitlines()
+    state_at = lines.index("[State]")
+    lines[state_at + 12] = "banana"
+    serialized.write_text("\n".join(lines) + "\n")
+    res = _run("import", "openspiel", str(serialized), "--out", str(out))
+    assert res.exit_code == 1
+    assert f"{serialized}:{state_at + 13}, game 1, action 11" in " ".join(res.output.split())
+    res = _run("import", "openspiel", str(tmp_path / "missing.txt"), "--out", str(out))
+    assert res.exit_code == 2
+    (tmp_path / "empty.txt").write_text("\n")
+    res = _run("import", "openspiel", str(tmp_path / "empty.txt"), "--out", str(out))
+    assert res.exit_code == 2 and "holds no game" in res.output
+
+
+# -- against the real OpenSpiel --------------------------------------------------------------
+
+GROUPS = list(itertools.product((False, True), (False, True)))  # (special, reshuffle)
+GAMES_PER_GROUP = 1300  # 4 groups: 5,200 games
+
+
+def _group_params(special: bool, reshuffle: bool) -> list[GameParams]:
+    return [
+        GameParams(players, draws, turns, special, reshuffle)
+        for players, draws, turns in itertools.product((2, 3, 4, 5), (1, 2, 5), (30, 100, 1000))
+    ]
+
+
+@pytest.mark.parametrize(
+    ("special", "reshuffle"),
+    [
+        pytest.param(
+            s, r,
+            marks=[pytest.mark.xfail(strict=True, reason=ENGINE_CHANGE + "both changes")]
+            if s and not r else [],
+            id=f"{'special' if s else 'plain'}-{'reshuffle' if r else 'pass'}",
+        )
+        for s, r in GROUPS
+    ],
+)  # fmt: skip
+def test_differential_against_openspiel(special: bool, reshuffle: bool) -> None:
+    """OpenSpiel plays; the port must match it at every step; the engine must allow exactly
+    what OpenSpiel allows at every decision, accept every event and end the round with it."""
+    pyspiel = pytest.importorskip("pyspiel")
+    from maumau_log.openspiel import pyspiel_random_game
+
+    combos = _group_params(special, reshuffle)
+    bad: list[str] = []
+    unexplained = 0
+    for i in range(GAMES_PER_GROUP):
+        params = combos[i % len(combos)]
+        rng = random.Random(1000 * (2 * special + reshuffle) + i)
+        history, _ = pyspiel_random_game(pyspiel, params, rng, check=True)
+        d = engine_disagreement(params, history)
+        if d is not None:
+            bad.append(f"{params.game_string()} game {i}: {d}")
+        unexplained += not returns_explained(params, history)[1]
+    assert unexplained == 0
+    assert not bad, f"{len(bad)} of {GAMES_PER_GROUP} games disagree; first: {bad[:3]}"
+
+
+def test_two_packs_above_five_players() -> None:
+    pyspiel = pytest.importorskip("pyspiel")
+    from maumau_log.openspiel import pyspiel_random_game
+
+    for i in range(30):
+        params = GameParams(6 + i % 3, (1, 5)[i % 2], 100, False, i % 3 == 0)
+        history, _ = pyspiel_random_game(pyspiel, params, random.Random(i), check=True)
+        assert engine_disagreement(params, history) is None
+
+
+def test_action_names_match_pyspiel() -> None:
+    pyspiel = pytest.importorskip("pyspiel")
+    state = pyspiel.load_game("crazy_eights(players=3)").new_initial_state()
+    for a in range(52, 55):
+        assert state.action_to_string(pyspiel.PlayerId.CHANCE, a) == action_name(a, True, 3)
+    for a in range(52):
+        assert state.action_to_string(pyspiel.PlayerId.CHANCE, a) == action_name(a, True, 3)
+    for a in range(58):
+        assert state.action_to_string(0, a) == action_name(a, False)
+
+
+def test_openspiel_returns_break_the_documented_rule(tmp_path: Path) -> None:
+    """OpenSpiel's ScoreUp charges a number card its card id + 2 (3C = id 4 -> 6, 10H = id 34
+    -> 36), not its face value: written as round_end.scores, the validator reports
+    wrong_score at round_end, and only there."""
+    pyspiel = pytest.importorskip("pyspiel")
+    from maumau_log.openspiel import pyspiel_random_game
+
+    src = tmp_path / "games.ndjson"
+    with src.open("w") as fh:
+        for i in range(20):
+            params = GameParams(2 + i % 4, 5, 100, False, True)
+            history, _ = pyspiel_random_game(pyspiel, params, random.Random(i))
+            assert returns_explained(params, history)[1]  # OpenSpiel's code, exactly
+            fh.write(json.dumps({"game": params.game_string(), "history": history}) + "\n")
+    out = tmp_path / "games.jsonl"
+    assert _run("import", "openspiel", str(src), "--out", str(out)).exit_code == 0
+    res = _run("validate", "--json", str(out))
+    report = json.loads(res.stdout)
+    assert report["games"] == 20
+    for v in report["violations"]:
+        assert v["code"] == "wrong_score" and "round_end.scores gives" in v["message"]
+    assert report["invalid"] >= 15  # nearly every game: a loser holds some number card
+
+
+def test_serialized_state_roundtrip(tmp_path: Path) -> None:
+    pyspiel = pytest.importorskip("pyspiel")
+    text = ""
+    for i, gs in enumerate(("crazy_eights(players=2,reshuffle=True)", "crazy_eights")):
+        game = pyspiel.load_game(gs)
+        state = game.new_initial_state()
+        rng = random.Random(i)
+        while not state.is_terminal():
+            state.apply_action(rng.choice(state.legal_actions()))
+        text += pyspiel.serialize_game_and_state(game, state)
+        _, again = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, state))
+        assert again.history() == state.history()
+    src = tmp_path / "two.txt"
+    src.write_text(text)
+    games = list(read_source(src))
+    assert len(games) == 2 and all(isinstance(g, type(games[0])) for g in games)
+    out = tmp_path / "two.jsonl"
+    assert _run("import", "openspiel", str(src), "--returns", "field",
+                "--out", str(out)).exit_code == 0  # fmt: skip
+    assert _run("validate", str(out)).exit_code == 0
+
+
+def _corruptions(params: GameParams, history: list[int], pyspiel: Any) -> list[tuple[int, int]]:
+    """(action index, replacement) pairs for player actions that OpenSpiel rejects."""
+    game = pyspiel.load_game(params.game_string())
+    state = game.new_initial_state()
+    out: list[tuple[int, int]] = []
+    rng = random.Random(len(history))
+    for j, a in enumerate(history):
+        if state.current_player() >= 0:
+            legal = set(state.legal_actions())
+            hand_cards = [c for c in range(52) if c not in legal]
+            if legal & set(range(52)) or DRAW in legal:
+                options = [x for x in (PASS, DRAW, rng.choice(hand_cards)) if x not in legal]
+                out.append((j, rng.choice(options)))
+        state.apply_action(a)
+    return out
+
+
+def test_corrupt_single_actions() -> None:
+    """One action replaced by one OpenSpiel rejects: the importer names that action, and the
+    log with the same event replaced fails validation at that event."""
+    pyspiel = pytest.importorskip("pyspiel")
+    from maumau_log.openspiel import _events_from_trace, pyspiel_random_game
+
+    checked = 0
+    for i in range(24):
+        params = GameParams(2 + i % 4, (1, 5)[i % 2], 100, i % 3 == 0, True)
+        history, _ = pyspiel_random_game(pyspiel, params, random.Random(500 + i), check=False)
+        state = CrazyEightsState(params)
+        for a in history:
+            state.apply(a)
+        events, origins = _events_from_trace(state, "c", "field", None)
+        candidates = _corruptions(params, history, pyspiel)
+        for j, replacement in random.Random(i).sample(candidates, min(6, len(candidates))):
+            # 1. the importer refuses the history at action j
+            with pytest.raises(IllegalAction) as info:
+                history_to_events(params, [*history[:j], replacement, *history[j + 1 :]])
+            assert info.value.action_index == j
+            # 2. the log with event k changed the same way fails at event k
+            k = origins.index(j)
+            player = events[k]["player"]
+            if replacement == PASS:
+                new: dict[str, Any] = {"type": "pass", "player": player}
+            elif replacement == DRAW:
+                new = {"type": "draw", "player": player, "cards": ["2C"], "reason": "no_play"}
+            else:
+                new = {"type": "play", "player": player, "cards": [card_code(replacement)]}
+            broken = [*events[:k], new, *events[k + 1 :]]
+            report = _replay(broken)
+            assert report.violation is not None, (params, j, new)
+            assert report.violation.event_index == k, (params, j, new, report.violation)
+            checked += 1
+    assert checked >= 100
