@@ -577,6 +577,8 @@ class Engine:
 
     def describe_legal(self, limit: int = 12) -> str:
         """The legal actions as one line, e.g. ``"ana plays 7H | ana draws 1 (no_play)"``."""
+        if self.phase == SETUP:
+            return "the deal"
         acts = self.legal_actions()
         if not acts:
             return "nothing (the round is over)"

@@ -407,10 +407,17 @@ def _chunks(fh: io.BufferedReader, name: str) -> Iterator[bytes]:
     except _DAMAGE_OR_OS as exc:
         delayed = exc
     nul = head.find(b"\x00", 0, SNIFF_BYTES)
+    # a binary file, not a log with a stray NUL byte in one line (that line is then a
+    # located bad_json and the games around it are kept): NUL bytes and, in the first 8 KiB,
+    # more than 1% of bytes that are not UTF-8 or more than one NUL per 1000 bytes; or a
+    # UTF-16 byte-order mark
+    utf16 = head.startswith((b"\xff\xfe", b"\xfe\xff"))
     if nul >= 0:
-        hint = ""
-        if head.startswith((b"\xff\xfe", b"\xfe\xff")):
-            hint = " (UTF-16 text? logs must be UTF-8)"
+        sniff = head[:SNIFF_BYTES]
+        not_utf8 = sniff.decode("utf-8", "replace").count("\ufffd")
+        binary = utf16 or not_utf8 * 100 > len(sniff) or sniff.count(b"\x00") * 1000 > len(sniff)
+    if nul >= 0 and binary:
+        hint = " (UTF-16 text? logs must be UTF-8)" if utf16 else ""
         raise LogReadError(
             name, 1, f"not a text log: binary content (NUL bytes) at byte offset {nul}{hint}"
         )

@@ -143,8 +143,8 @@ class Replayer:
             player=player,
             code=code,
             rule=rule,
-            message=message,
-            expected=expected,
+            message=_shorten(message, 1000),
+            expected=None if expected is None else _shorten(expected, 1000),
         )
         g.failed = True
 
@@ -178,10 +178,9 @@ class Replayer:
             A :class:`GameReport` per game.
         """
         g: _Game | None = None
-        last_line = 0
+
         try:
             for line_no, raw in lines:
-                last_line = line_no
                 if raw is OVERLONG:
                     g = g or self._orphan(name, line_no)
                     if not g.failed:
@@ -281,13 +280,13 @@ class Replayer:
                 for v in self.visitors:
                     v.event(g.report, index, line_no, ev)
         except LogReadError as exc:
-            if exc.line is None or (exc.line <= 1 and g is None and last_line == 0):
-                if "binary" in exc.message or "not a text" in exc.message:
-                    g = self._orphan(name, 1)
-                    self._violate(g, 1, None, "not_a_log", exc.message, "FORMAT.md Files")
-                    yield self._finish(g)
-                    return
+            if exc.line is None:  # the file could not be opened at all
                 raise
+            if exc.message.startswith("not a text log"):
+                g = self._orphan(name, 1)
+                self._violate(g, 1, None, "not_a_log", exc.message, "FORMAT.md Files")
+                yield self._finish(g)
+                return
             g = g or self._orphan(name, exc.line)
             if not g.failed:
                 self._violate(
@@ -464,6 +463,13 @@ class Replayer:
         return rep
 
 
+def _shorten(text: str, limit: int) -> str:
+    """Cut a message that quotes a huge value (a 10 MB line) to ``limit`` characters."""
+    if len(text) <= limit:
+        return text
+    return text[: limit - 40] + f" ... [{len(text) - limit + 40} more characters]"
+
+
 def _header_problem(h: Game) -> tuple[str, str, str] | None:
     if h.format != FORMAT_VERSION:
         return (
@@ -518,10 +524,12 @@ def _guess_id(raw: bytes) -> str | None:
 def _explain(raw: bytes, exc: Exception) -> str:
     if explain_event is not None:
         try:
-            return explain_event(json.loads(raw))
+            text = explain_event(json.loads(raw))
         except Exception:  # pragma: no cover - fall back to the decoder's words
-            pass
-    return str(exc)
+            text = ""
+        if text:
+            return text
+    return str(exc) or "the event does not have the shape the schema requires"
 
 
 def replay_events(

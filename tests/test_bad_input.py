@@ -229,12 +229,6 @@ def test_10_mb_string_as_cards_is_located(tmp_path: Path) -> None:
     check_middle_game_bad(path, "schema_error", b_line(K), K, human=False)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the schema_error message quotes the whole offending value: a 10 MB string in "
-    "`cards` makes a 10 MB message, a 10 MB validate --json document, and a human report "
-    "that takes about 4 minutes to render",
-)
 def test_10_mb_string_as_cards_message_is_bounded(tmp_path: Path) -> None:
     path = tmp_path / "big_cards.jsonl"
     big = b'{"type":"play","player":"p1","cards":"' + b"x" * 10_000_000 + b'"}'
@@ -348,12 +342,6 @@ def test_truncated_zstd(tmp_path: Path) -> None:
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a compressed file cut before its first complete line raises LogReadError and is "
-    "listed as unreadable (exit 2), though Replayer.replay_file documents truncated_file "
-    "for a truncated file and LogReadError only for a file that cannot be opened",
-)
 @pytest.mark.parametrize("suffix", [".jsonl.gz", ".jsonl.zst"])
 def test_truncated_before_first_line(tmp_path: Path, suffix: str) -> None:
     data = jsonl(A, B)
@@ -402,11 +390,6 @@ def test_corrupt_gzip_header_is_located(tmp_path: Path) -> None:
     assert str(path) + ":1:" in str(problems[0]) or problems[0] == 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="same as test_truncated_before_first_line: a corrupt gzip header is listed as "
-    "unreadable (exit 2), not reported as truncated_file",
-)
 def test_corrupt_gzip_header_is_truncated_file(tmp_path: Path) -> None:
     path = tmp_path / "corrupt.jsonl.gz"
     packed = bytearray(gzip.compress(jsonl(A, B), mtime=0))
@@ -569,11 +552,6 @@ def test_rules_file_bad_exits_2(tmp_path: Path, toml: str) -> None:
 # A NUL byte in one line of a text log
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a NUL byte anywhere in the first 8 KiB makes the whole file not_a_log (the good "
-    "games are not validated); further down the same line is a located bad_json",
-)
 def test_nul_byte_in_one_line_early(tmp_path: Path) -> None:
     path = tmp_path / "nul.jsonl"
     path.write_bytes(jsonl(A, with_line(B, K, b"\x00\x01\x02"), C))
@@ -626,11 +604,6 @@ def test_fuzz_random_line_in_middle_game(tmp_path: Path, junk: bytes, where: int
 # Text from the log shown in the human report
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the human report prints log text as Rich markup: '[/]' in an event type raises "
-    "MarkupError (through main(): a traceback, since the 'internal error' line quotes it too)",
-)
 def test_markup_in_event_type_human_report(tmp_path: Path) -> None:
     path = tmp_path / "markup.jsonl"
     path.write_bytes(jsonl(A, with_line(B, K, b'{"type":"[/]","player":"p1"}'), C))
@@ -650,11 +623,6 @@ def test_markup_in_event_type_json_report(tmp_path: Path) -> None:
     assert "[/]" in v["message"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the console entry point main() turns the MarkupError into an 'internal error' "
-    "line that itself holds '[/]', so it raises again and Python prints a traceback",
-)
 def test_markup_in_game_id_console_entry_point(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -671,11 +639,6 @@ def test_markup_in_game_id_console_entry_point(
     assert "round_not_finished" in capsys.readouterr().err
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="markup in log text is applied, not shown: a player '[bold]p1[/bold]' is reported "
-    "as \"'p1' is not a player\"",
-)
 def test_markup_in_player_is_shown_literally(tmp_path: Path) -> None:
     path = tmp_path / "markup_player.jsonl"
     bad = b'{"type":"mau","player":"[bold]p1[/bold]","call":"mau"}'
@@ -696,11 +659,6 @@ def test_duplicate_keys_are_located(tmp_path: Path) -> None:
     check_middle_game_bad(path, "schema_error", b_line(K), K, message=False)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a line with a duplicated key is a schema_error with an empty message (the "
-    "explainer re-reads it with json.loads, which keeps the last key and finds nothing wrong)",
-)
 def test_duplicate_keys_message_says_why(tmp_path: Path) -> None:
     path = tmp_path / "dup_keys.jsonl"
     bad = b'{"type":"pass","type":"play","player":"p1","cards":["7H"]}'

@@ -19,6 +19,7 @@ from typing import NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 EXIT_OK = 0
 EXIT_VIOLATIONS = 1
@@ -41,7 +42,7 @@ err = Console(stderr=True, soft_wrap=True)
 
 def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
     """Print ``message`` to stderr and exit with ``code`` (2: usage or unreadable input)."""
-    err.print(f"[bold red]error:[/] {message}", highlight=False)
+    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False)
     raise typer.Exit(code)
 
 
@@ -57,6 +58,9 @@ def main() -> None:
         err.print("interrupted")
         sys.exit(130)
     except Exception as exc:  # never a traceback for a user
-        err.print(f"[bold red]internal error:[/] {type(exc).__name__}: {exc}", highlight=False)
+        err.print(
+            f"[bold red]internal error:[/] {type(exc).__name__}: {escape(str(exc))}",
+            highlight=False,
+        )
         err.print("please report this with the command and the input that caused it")
         sys.exit(EXIT_INTERNAL)

@@ -19,8 +19,10 @@ import polars as pl
 import typer
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
+from rich.text import Text
 
 from ..logfile import LogReadError
 from ..records import IngestSummary, StoredGame, ingest, load_game
@@ -69,7 +71,7 @@ def _rich_table(df: pl.DataFrame, title: str | None = None) -> Table:
         numeric = dtype.is_numeric()
         table.add_column(name, justify="right" if numeric else "left", overflow="fold")
     for row in df.iter_rows():
-        table.add_row(*(_cell(v) for v in row))
+        table.add_row(*(Text(_cell(v)) for v in row))
     return table
 
 
@@ -111,7 +113,7 @@ def _board_table(df: pl.DataFrame, title: str) -> Table:
                 cells.append(f"{100 * value:.0f}-{100 * row['win_rate_high']:.0f}")
             else:
                 cells.append(format(value, fmt))
-        table.add_row(*cells)
+        table.add_row(*(Text(c) for c in cells))
     return table
 
 
@@ -170,7 +172,7 @@ def _polars_error(exc: Exception) -> str:
 
 def _print_ingest(summary: IngestSummary) -> None:
     for c in summary.conflicts[:50]:
-        err.print(f"[bold red]conflict:[/] {c}", highlight=False)
+        err.print(f"[bold red]conflict:[/] {escape(str(c))}", highlight=False)
     if len(summary.conflicts) > 50:
         err.print(f"... and {len(summary.conflicts) - 50} more conflicts")
     rate = summary.events / summary.seconds if summary.seconds else 0.0
@@ -304,7 +306,7 @@ def _render_game(g: StoredGame) -> None:
         ("winner", game["winner"] or "-"),
         ("source", f"{game['source_file']}:{game['source_line']}"),
     ):
-        head.add_row(key, str(value))
+        head.add_row(key, Text(str(value)))
     out.print(Panel(head, title="Game", expand=False))
     if g.results:
         res = pl.DataFrame(g.results).select(
@@ -314,10 +316,11 @@ def _render_game(g: StoredGame) -> None:
         _print_table(_rich_table(res, "Result"))
     for v in g.violations:
         text = (
-            f"[bold red]{v['code']}[/] at event {v['event_index']} "
-            f"({v['file']}:{v['line']}), player {v['player'] or '-'}\n{v['message']}"
-            + (f"\n[dim]legal: {v['expected']}[/]" if v["expected"] else "")
-            + f"\n[dim]rule: {v['rule']}[/]"
+            f"[bold red]{escape(v['code'])}[/] at event {v['event_index']} "
+            f"({escape(str(v['file']))}:{v['line']}), player {escape(v['player'] or '-')}\n"
+            f"{escape(v['message'])}"
+            + (f"\n[dim]legal: {escape(v['expected'])}[/]" if v["expected"] else "")
+            + f"\n[dim]rule: {escape(v['rule'])}[/]"
         )
         out.print(Panel(text, title="Violation", expand=False))
     if g.at is None or g.event is None:
@@ -331,7 +334,7 @@ def _render_game(g: StoredGame) -> None:
         what += f" names {ev['suit']}"
     if ev["reason"]:
         what += f" ({ev['reason']})"
-    title = f"State after event {g.at} of {g.stored_events - 1} (line {ev['line']}): {what}"
+    title = escape(f"State after event {g.at} of {g.stored_events - 1} (line {ev['line']}): {what}")
     s = g.state
     if s is None:
         out.print(Panel("[dim]the state cannot be rebuilt (no resolved ruleset)[/]", title=title))
@@ -343,10 +346,10 @@ def _render_game(g: StoredGame) -> None:
         marker = "▶ " if player == s["turn"] else "  "
         hands.add_row(
             str(seat),
-            marker + player,
+            Text(marker + player),
             str(len(cards)),
-            " ".join(cards) or "-",
-            s["calls_due"].get(player, "-"),
+            Text(" ".join(cards) or "-"),
+            Text(s["calls_due"].get(player, "-")),
         )
     facts = Table.grid(padding=(0, 2))
     facts.add_column(style="bold")
@@ -364,7 +367,7 @@ def _render_game(g: StoredGame) -> None:
         ("direction", direction),
         ("stock / discard", f"{s['stock_size']} / {s['discard_size']}"),
     ):
-        facts.add_row(key, str(value))
+        facts.add_row(key, Text(str(value)))
     out.print(Panel(facts, title=title, expand=False))
     out.print(hands)
 

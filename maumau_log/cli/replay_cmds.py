@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Annotated, Any, BinaryIO
 
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -138,21 +139,18 @@ class ValidationRun:
     def print_report(self, limit: int = 50) -> None:
         """Print a readable report to stderr: the violations, then a one-line summary."""
         if self.violations:
-            table = Table(title="Violations", show_lines=False, highlight=False)
-            for col in ("where", "game", "event", "player", "code", "what happened"):
-                table.add_column(col, overflow="fold")
+            err.print(f"[bold]Violations[/] ({len(self.violations)})")
             for v in self.violations[:limit]:
-                what = v.message + (f"\n[dim]legal: {v.expected}[/]" if v.expected else "")
-                what += f"\n[dim]rule: {v.rule}[/]"
-                table.add_row(
-                    f"{v.file}:{v.line}" if v.line is not None else v.file,
-                    v.game_id or "-",
-                    "-" if v.event_index is None else str(v.event_index),
-                    v.player or "-",
-                    f"[bold red]{v.code}[/]",
-                    what,
-                )
-            err.print(table)
+                where = f"{v.file}:{v.line}" if v.line is not None else v.file
+                place = f"game {v.game_id or '-'}, event "
+                place += "-" if v.event_index is None else str(v.event_index)
+                if v.player:
+                    place += f", player {v.player}"
+                err.print(f"{escape(where)}  {escape(place)}", highlight=False)
+                err.print(f"  [bold red]{v.code}[/]: {escape(v.message)}", highlight=False)
+                if v.expected:
+                    err.print(f"  [dim]legal:[/] {escape(v.expected)}", highlight=False)
+                err.print(f"  [dim]rule:  {escape(v.rule)}[/]", highlight=False)
             if len(self.violations) > limit:
                 err.print(f"... and {len(self.violations) - limit} more (use --json for all)")
             codes = Counter(v.code for v in self.violations)
@@ -162,9 +160,10 @@ class ValidationRun:
                 f"{len(self.partial)} partial-information game(s); checks that could not be "
                 "made: " + "; ".join(sorted({u for p in self.partial for u in p["unchecked"]})),
                 highlight=False,
+                markup=False,
             )
         for problem in self.unreadable:
-            err.print(f"[bold red]unreadable:[/] {problem}", highlight=False)
+            err.print(f"[bold red]unreadable:[/] {escape(problem)}", highlight=False)
         colour = "green" if not self.violations and not self.unreadable else "red"
         err.print(
             f"[bold {colour}]{self.games} games: {self.valid} valid, "
@@ -369,6 +368,7 @@ def compare_cmd(
         out.print_json(json.dumps({"games": results}))
     else:
         for row in results:
+            row = {k: escape(v) if isinstance(v, str) else v for k, v in row.items()}
             if row["agree"]:
                 err.print(f"[green]{row['game_id']}[/] ({row['seat']}): agrees with the server")
             elif "problem" in row:
@@ -377,8 +377,8 @@ def compare_cmd(
                 err.print(
                     f"[red]{row['game_id']}[/] ({row['seat']}): first disagreement at event "
                     f"{row['event_index']} (line {row['seat_line']})\n"
-                    f"  server shows: {json.dumps(row['server'])}\n"
-                    f"  seat logged : {json.dumps(row['seat_event'])}",
+                    f"  server shows: {escape(json.dumps(row['server']))}\n"
+                    f"  seat logged : {escape(json.dumps(row['seat_event']))}",
                     highlight=False,
                 )
     raise typer.Exit(EXIT_OK if all(r["agree"] for r in results) else EXIT_VIOLATIONS)
