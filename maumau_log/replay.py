@@ -196,26 +196,19 @@ class Replayer:
                     continue
                 try:
                     ev = decode_event(raw)
-                except msgspec.ValidationError as exc:
-                    if _looks_like_header(raw):
-                        if g is not None:
-                            yield self._finish(g)
-                        g = _Game(GameReport(file=name, line=line_no, game_id=_guess_id(raw)))
-                        self._notify_begin(g.report)
-                    g = g or self._orphan(name, line_no)
-                    if not g.failed:
-                        self._violate(
-                            g,
-                            line_no,
-                            g.count,
+                except msgspec.DecodeError as exc:  # ValidationError: JSON of the wrong shape
+                    if isinstance(exc, msgspec.ValidationError):
+                        problem = (
                             "schema_error",
                             _explain(raw, exc),
                             "schemas/ (FORMAT.md Events)",
                         )
-                    g.count += 1
-                    g.report.last_line = line_no
-                    continue
-                except msgspec.DecodeError as exc:
+                    else:
+                        problem = (
+                            "bad_json",
+                            f"not valid JSON: {exc}",
+                            "FORMAT.md Files (one JSON object per line)",
+                        )
                     if _looks_like_header(raw):
                         if g is not None:
                             yield self._finish(g)
@@ -223,14 +216,7 @@ class Replayer:
                         self._notify_begin(g.report)
                     g = g or self._orphan(name, line_no)
                     if not g.failed:
-                        self._violate(
-                            g,
-                            line_no,
-                            g.count,
-                            "bad_json",
-                            f"not valid JSON: {exc}",
-                            "FORMAT.md Files (one JSON object per line)",
-                        )
+                        self._violate(g, line_no, g.count, *problem)
                     g.count += 1
                     g.report.last_line = line_no
                     continue
