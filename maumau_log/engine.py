@@ -1150,7 +1150,10 @@ class Engine:
         self._note_turn_action(player)
         self.jump_open = True
         self.last_player = player
-        if not hand and self.cover_owed is None and not self.play_again_owed:
+        if not hand and self.cover_owed is None:
+            # a play-again card owes a further card only "if there is one" (ruling 4): an
+            # empty hand ends the round; a cover is owed even then (ruling 5)
+            self.play_again_owed = False
             self._go_out(player)
         elif self.rules.max_plays is not None and self.plays >= self.rules.max_plays:
             self.phase = ENDED  # a wild card that ends the round names no suit

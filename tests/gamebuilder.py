@@ -144,6 +144,22 @@ def report(events: Iterable[Ev]) -> GameReport:
     return reports[0]
 
 
+def reports(events: Iterable[Ev]) -> list[GameReport]:
+    """Replay the events as one log file (several games, e.g. a match); every game's report."""
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "g.jsonl"
+        path.write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
+        return list(Replayer().replay_file(path))
+
+
+def replay_games(events: Iterable[Ev]) -> list[tuple[str, int | None] | None]:
+    """Per game of the file: ``(code, event_index)`` of its first violation, or None."""
+    return [
+        None if r.violation is None else (r.violation.code, r.violation.event_index)
+        for r in reports(events)
+    ]
+
+
 def replay(events: Iterable[Ev]) -> tuple[str, int | None] | None:
     """``(code, event_index)`` of the first violation, or None for a valid game."""
     rep = report(events)
