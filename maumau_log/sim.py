@@ -149,6 +149,8 @@ class _Table:
         if e.awaiting_suit is not None:
             return
         for player in sorted(e.faults):
+            if e.awaiting_suit is not None:
+                return  # a catch reopened the round: the wild card's suit comes first
             if rng.random() >= self.bot.catch or player not in e.faults:
                 continue
             others = [p for p in e.players if p != player]

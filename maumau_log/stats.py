@@ -23,6 +23,10 @@ Z95 = 1.959963984540054
 BY_CHOICES: tuple[str, ...] = ("seat", "ruleset")
 """Breakdowns :func:`player_stats` accepts for ``by``."""
 
+STATS_BY: tuple[str, ...] = (*BY_CHOICES, "match")
+"""What ``maumau-log stats --by`` accepts: a breakdown of the leaderboard, or ``match`` for
+the match leaderboard (:func:`match_stats`)."""
+
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 DRAW_COLUMNS: tuple[str, ...] = ("drawn_no_play", "drawn_voluntary", "drawn_effect", "drawn_cover")
@@ -223,4 +227,108 @@ def violation_counts(violations: pl.LazyFrame) -> pl.LazyFrame:
         violations.group_by("code")
         .agg(pl.len().alias("count"))
         .sort(["count", "code"], descending=[True, False])
+    )
+
+
+def filter_matches(
+    matches: pl.LazyFrame,
+    *,
+    ruleset: str | None = None,
+    player: str | None = None,
+    since: str | None = None,
+    include_invalid: bool = False,
+) -> pl.LazyFrame:
+    """Select the ``matches`` rows a match statistic counts (as :func:`filter_results`).
+
+    Args:
+        matches: the ``matches`` table (``store.scan(dataset, "matches")``).
+        ruleset: keep one ruleset (the ``ruleset`` partition).
+        player: keep the matches this player took part in.
+        since: keep matches whose first stored round is dated on or after ``YYYY-MM-DD``.
+        include_invalid: also count matches that are not valid (a round invalid or missing,
+            no proper ``match_end``, or not over yet).
+    Returns:
+        The filtered LazyFrame (same columns).
+    Raises:
+        ValueError: ``since`` is not ``YYYY-MM-DD``.
+    """
+    lf = matches
+    if not include_invalid:
+        lf = lf.filter(pl.col("valid"))
+    if ruleset is not None:
+        lf = lf.filter(pl.col("ruleset") == ruleset)
+    if since is not None:
+        if not _DATE.match(since):
+            raise ValueError(f"--since must be a date YYYY-MM-DD, not {since!r}")
+        lf = lf.filter((pl.col("date") != UNKNOWN) & (pl.col("date") >= since))
+    if player is not None:
+        lf = lf.filter(pl.col("players").list.contains(player))
+    return lf
+
+
+def match_stats(matches: pl.LazyFrame, player: str | None = None) -> pl.LazyFrame:
+    """Per-player match statistics, sorted as a leaderboard (``stats --by match``).
+
+    One row per player, over the ``matches`` rows given (filter first with
+    :func:`filter_matches`); a "match" is one ``matches`` row the player has a seat in:
+
+    - ``matches``: matches played.
+    - ``match_wins``: matches won (the match's ``winner``); ``match_draws``: matches drawn.
+    - ``match_win_rate``: ``match_wins / matches``; ``match_win_rate_low``,
+      ``match_win_rate_high``: its 95% Wilson score interval.
+    - ``avg_final_total``: mean of the player's total at the end of the match (the sum of
+      the round scores; for a match not over, the total so far).
+    - ``rounds_per_match``: mean rounds per match (rounds stored).
+
+    Sorted by ``match_win_rate_low``, then match wins, then player id.
+
+    Args:
+        matches: ``matches`` rows (LazyFrame).
+        player: keep only this player's row (the other seats of the player's matches are
+            dropped after the explode).
+    Returns:
+        A LazyFrame with ``player`` then the statistics above.
+    """
+    per = (
+        matches.select("match_id", "rounds", "winner", "draw", "totals")
+        .explode("totals")
+        .filter(pl.col("totals").is_not_null())
+        .with_columns(
+            pl.col("totals").struct.field("player").alias("player"),
+            pl.col("totals").struct.field("total").alias("total"),
+        )
+    )
+    if player is not None:
+        per = per.filter(pl.col("player") == player)
+    agg = per.group_by("player").agg(
+        pl.len().alias("matches"),
+        (pl.col("winner") == pl.col("player")).fill_null(False).sum().cast(pl.Int64)
+        .alias("match_wins"),
+        pl.col("draw").fill_null(False).sum().cast(pl.Int64).alias("match_draws"),
+        pl.col("total").mean().alias("avg_final_total"),
+        pl.col("rounds").mean().alias("rounds_per_match"),
+    )  # fmt: skip
+    low, high = wilson_interval(pl.col("match_wins"), pl.col("matches"))
+    return (
+        agg.with_columns(
+            (pl.col("match_wins") / pl.col("matches")).alias("match_win_rate"),
+            low.alias("match_win_rate_low"),
+            high.alias("match_win_rate_high"),
+        )
+        .select(
+            "player",
+            "matches",
+            "match_wins",
+            "match_draws",
+            "match_win_rate",
+            "match_win_rate_low",
+            "match_win_rate_high",
+            "avg_final_total",
+            "rounds_per_match",
+        )
+        .sort(
+            ["match_win_rate_low", "match_wins", "player"],
+            descending=[True, True, False],
+            nulls_last=True,
+        )
     )

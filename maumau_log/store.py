@@ -41,7 +41,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 DATASET_VERSION = 1
-"""Version of the table layout; stored in the manifest and in every file's metadata."""
+"""Version of the table layout; stored in the manifest and in every file's metadata.
+
+Additions keep the version: issue 6 added the ``matches`` table and the ``results`` columns
+``match_id``, ``round`` and ``total_after``; a dataset written before reads as it is (the
+missing columns read as null, the missing table as empty)."""
 
 MANIFEST = "maumau-dataset.json"
 """The manifest's file name inside a dataset folder."""
@@ -49,7 +53,13 @@ MANIFEST = "maumau-dataset.json"
 FORMAT_NAME = "maumau-log-dataset"
 
 TABLES: tuple[str, ...] = ("games", "results", "events", "violations")
-"""The tables of a dataset."""
+"""The tables an ingest fills game by game."""
+
+MATCH_TABLES: tuple[str, ...] = ("matches",)
+"""Tables recomputed from the stored rounds (issue 6); absent from older datasets."""
+
+ALL_TABLES: tuple[str, ...] = TABLES + MATCH_TABLES
+"""Every table of a dataset."""
 
 PARTITION_COLUMNS: tuple[str, ...] = ("ruleset", "date")
 """Hive partition keys, in path order (strings; ``unknown`` where not known)."""
@@ -113,9 +123,19 @@ RESULTS_SCHEMA = pa.schema(
         ("cover_cards_played", _I16),
         ("turns", _I16),
         ("skipped", _I16),
+        ("match_id", pa.string()),
+        ("round", pa.int32()),
+        ("total_after", pa.int32()),
     ]
 )
-"""One row per player per game whose ruleset resolved (the engine ran)."""
+"""One row per player per game whose ruleset resolved (the engine ran).
+
+``match_id`` and ``round`` are set where the game is a match round (``round`` as the replay
+numbered it where the header gave none); ``total_after`` is the player's running total after
+this round: the sum of the round scores of rounds 1 to this one, null where that sum is not
+known (this round or an earlier one is invalid, unscored or not stored, or the match was
+already over). A later ingest that stores an earlier round rewrites the files concerned
+(:func:`maumau_log.records.ingest`). Absent (read as null) in version 1 files."""
 
 EVENTS_SCHEMA = pa.schema(
     [
@@ -154,6 +174,28 @@ VIOLATIONS_SCHEMA = pa.schema(
 )
 """Every violation, with the fields of ``Violation.to_dict()``."""
 
+MATCH_TOTAL = pa.struct([("player", pa.string()), ("total", pa.int32())])
+
+MATCHES_SCHEMA = pa.schema(
+    [
+        ("match_id", pa.string()),
+        ("players", pa.list_(pa.string())),
+        ("rounds", pa.int32()),
+        ("valid_rounds", pa.int32()),
+        ("totals", pa.list_(MATCH_TOTAL)),
+        ("over", pa.bool_()),
+        ("ended", pa.bool_()),
+        ("valid", pa.bool_()),
+        ("winner", pa.string()),
+        ("draw", pa.bool_()),
+        ("first_ingest", pa.timestamp("ms", tz="UTC")),
+        ("last_ingest", pa.timestamp("ms", tz="UTC")),
+    ]
+)
+"""One row per match (``match_id``) stored, recomputed from the stored rounds by every
+ingest that adds a round of it (:func:`maumau_log.records.match_rows` defines each column).
+Partitioned like the others: the ruleset, and the date of its first stored round."""
+
 SCHEMAS: dict[str, pa.Schema] = {
     name: schema.with_metadata(
         {"maumau_log.dataset_version": str(DATASET_VERSION), "maumau_log.table": name}
@@ -163,6 +205,7 @@ SCHEMAS: dict[str, pa.Schema] = {
         ("results", RESULTS_SCHEMA),
         ("events", EVENTS_SCHEMA),
         ("violations", VIOLATIONS_SCHEMA),
+        ("matches", MATCHES_SCHEMA),
     )
 }
 """Each table's schema, with the version metadata written into every file."""
@@ -220,7 +263,7 @@ class Manifest:
         ingests: one record per ingest that added data (id, time, counts, sources).
     """
 
-    files: dict[str, list[str]] = field(default_factory=lambda: {t: [] for t in TABLES})
+    files: dict[str, list[str]] = field(default_factory=lambda: {t: [] for t in ALL_TABLES})
     ingests: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> str:
@@ -273,7 +316,7 @@ def read_manifest(dataset: str | os.PathLike[str]) -> Manifest:
         )
     files = data.get("files") or {}
     return Manifest(
-        files={t: [str(f) for f in files.get(t, [])] for t in TABLES},
+        files={t: [str(f) for f in files.get(t, [])] for t in ALL_TABLES},
         ingests=list(data.get("ingests") or []),
     )
 
@@ -311,7 +354,7 @@ def scan(dataset: str | os.PathLike[str], table: str) -> pl.LazyFrame:
 
     Args:
         dataset: the dataset folder.
-        table: one of :data:`TABLES`.
+        table: one of :data:`ALL_TABLES`.
     Returns:
         A LazyFrame with the table's columns plus the partition columns ``ruleset`` and
         ``date`` (strings). Filters on them prune files; column selection is pushed into
@@ -319,25 +362,54 @@ def scan(dataset: str | os.PathLike[str], table: str) -> pl.LazyFrame:
     Raises:
         DatasetError: see :func:`read_manifest`; also an unknown table name.
     """
-    if table not in TABLES:
-        raise DatasetError(f"unknown table {table!r}; the tables are: {', '.join(TABLES)}")
+    if table not in ALL_TABLES:
+        raise DatasetError(f"unknown table {table!r}; the tables are: {', '.join(ALL_TABLES)}")
     root = Path(dataset)
     manifest = read_manifest(root)
     return _scan_files(root, table, manifest.files[table])
 
 
 def _scan_files(root: Path, table: str, files: list[str]) -> pl.LazyFrame:
-    if not files:
+    return scan_paths(table, [root / f for f in files])
+
+
+def polars_schema(table: str) -> pl.Schema:
+    """A table's columns as a Polars schema (without the partition columns)."""
+    empty = pl.from_arrow(SCHEMAS[table].empty_table())
+    assert isinstance(empty, pl.DataFrame)
+    return empty.schema
+
+
+def scan_paths(
+    table: str, paths: list[Path], include_file_paths: str | None = None
+) -> pl.LazyFrame:
+    """Scan Parquet files of one table, laid out in partition folders.
+
+    Columns a file lacks (written by an older version) read as null, so every file of a
+    table scans with the current schema.
+
+    Args:
+        table: one of :data:`ALL_TABLES`.
+        paths: the files (``.../ruleset=R/date=D/part-....parquet``).
+        include_file_paths: add a column of this name holding each row's file path.
+    Returns:
+        A LazyFrame with the table's columns, then ``ruleset`` and ``date``.
+    """
+    if not paths:
         empty = pl.from_arrow(SCHEMAS[table].empty_table())
         assert isinstance(empty, pl.DataFrame)
-        return empty.lazy().with_columns(
-            pl.lit(None, pl.String).alias("ruleset"), pl.lit(None, pl.String).alias("date")
-        )
+        extra = [pl.lit(None, pl.String).alias("ruleset"), pl.lit(None, pl.String).alias("date")]
+        if include_file_paths is not None:
+            extra.append(pl.lit(None, pl.String).alias(include_file_paths))
+        return empty.lazy().with_columns(extra)
     return pl.scan_parquet(
-        [str(root / f) for f in files],
+        [str(p) for p in paths],
+        schema=polars_schema(table),
+        missing_columns="insert",
         hive_partitioning=True,
         hive_schema={"ruleset": pl.String, "date": pl.String},
         try_parse_hive_dates=False,
+        include_file_paths=include_file_paths,
     )
 
 
@@ -349,7 +421,7 @@ def scan_all(dataset: str | os.PathLike[str]) -> dict[str, pl.LazyFrame]:
     """
     root = Path(dataset)
     manifest = read_manifest(root)
-    return {t: _scan_files(root, t, manifest.files[t]) for t in TABLES}
+    return {t: _scan_files(root, t, manifest.files[t]) for t in ALL_TABLES}
 
 
 def known_games(dataset: str | os.PathLike[str]) -> dict[str, tuple[int, str, int]]:
@@ -403,9 +475,12 @@ class DatasetWriter:
         self.id = uuid.uuid4().hex[:16]
         self.tmp = self.root / f".tmp-{self.id}"
         self._writers: dict[tuple[str, str, str], pq.ParquetWriter] = {}
+        self._written: dict[str, str] = {}  # relative path of a file in tmp -> its table
+        self._removed: set[str] = set()  # published files this ingest replaces
+        self._closed = False
         self._lock_fd: int | None = None
         self.manifest = Manifest()
-        self.rows: dict[str, int] = dict.fromkeys(TABLES, 0)
+        self.rows: dict[str, int] = dict.fromkeys(ALL_TABLES, 0)
         self._created = False
         self._committed = False
 
@@ -460,7 +535,7 @@ class DatasetWriter:
                 shutil.rmtree(p, ignore_errors=True)
             elif p.name.startswith(f".{MANIFEST}.") and p.name.endswith(".tmp"):
                 p.unlink(missing_ok=True)
-        for table in TABLES:
+        for table in ALL_TABLES:
             base = self.root / table
             if not base.is_dir():
                 continue
@@ -476,6 +551,8 @@ class DatasetWriter:
             date: partition value.
             tables: table name to a pyarrow Table with that table's schema (empty tables
                 are skipped).
+        Raises:
+            RuntimeError: after :meth:`close_files`, for a file already closed.
         """
         for name, table in tables.items():
             if table.num_rows == 0:
@@ -483,30 +560,84 @@ class DatasetWriter:
             key = (name, ruleset, date)
             writer = self._writers.get(key)
             if writer is None:
-                path = self.tmp / partition_dir(name, ruleset, date) / f"part-{self.id}.parquet"
+                rel = f"{partition_dir(name, ruleset, date)}/part-{self.id}.parquet"
+                if rel in self._written:
+                    raise RuntimeError(f"{rel} is closed; write before close_files()")
+                path = self.tmp / rel
                 path.parent.mkdir(parents=True, exist_ok=True)
                 writer = pq.ParquetWriter(path, SCHEMAS[name], **_writer_options(name))
                 self._writers[key] = writer
+                self._written[rel] = name
             writer.write_table(table.replace_schema_metadata(SCHEMAS[name].metadata))
             self.rows[name] += table.num_rows
 
+    def close_files(self) -> None:
+        """Finish the files written so far, so that :meth:`files` can read them."""
+        for w in self._writers.values():
+            w.close()
+        self._writers = {}
+
+    def files(self, table: str) -> list[tuple[str, Path]]:
+        """The files of ``table`` as they will be after :meth:`commit`: (relative path,
+        where to read it now), the published ones first, then this ingest's (closed) ones.
+        """
+        out = [
+            (rel, self.root / rel)
+            for rel in self.manifest.files.get(table, [])
+            if rel not in self._removed
+        ]
+        out += [(rel, self.tmp / rel) for rel, name in self._written.items() if name == table]
+        return out
+
+    def replace(self, table: str, rel: str, new: pa.Table | None) -> None:
+        """Replace one file of ``table`` (published, or this ingest's) by ``new``.
+
+        A published file is kept until :meth:`commit` publishes the replacement (written
+        beside this ingest's other files under a new name) and is deleted after; an
+        interrupted ingest leaves the dataset as it was.
+
+        Args:
+            table: the table.
+            rel: the file's relative path (from :meth:`files`).
+            new: the whole new content (same schema), or None (or no rows) to drop the file.
+        """
+        self.close_files()
+        if rel in self._written:
+            path = self.tmp / rel
+            path.unlink(missing_ok=True)
+            del self._written[rel]
+            target = rel
+        else:
+            self._removed.add(rel)
+            folder = rel.rsplit("/", 1)[0]
+            k = sum(1 for r in self._written if r.startswith(f"{folder}/part-{self.id}-r"))
+            target = f"{folder}/part-{self.id}-r{k}.parquet"
+        if new is None or new.num_rows == 0:
+            return
+        path = self.tmp / target
+        path.parent.mkdir(parents=True, exist_ok=True)
+        pq.write_table(
+            new.cast(SCHEMAS[table]).replace_schema_metadata(SCHEMAS[table].metadata),
+            path,
+            **_writer_options(table),
+        )
+        self._written[target] = table
+
     def commit(self, record: Mapping[str, Any] | None = None) -> list[str]:
         """Close the files, move them into place and publish them in the manifest.
+
+        Files that :meth:`replace` replaced leave the manifest and are deleted after it is
+        published (a crash in between leaves them unlisted: the next ingest deletes them).
 
         Args:
             record: facts about this ingest kept in the manifest's ``ingests`` list.
         Returns:
             The relative paths published (empty when nothing was written).
         """
-        for w in self._writers.values():
-            w.close()
+        self.close_files()
         published: list[str] = []
-        moves: list[tuple[Path, Path, str, str]] = []
-        for name, ruleset, date in self._writers:
-            rel = f"{partition_dir(name, ruleset, date)}/part-{self.id}.parquet"
-            moves.append((self.tmp / rel, self.root / rel, rel, name))
-        self._writers = {}
-        if moves:
+        moves = [(self.tmp / r, self.root / r, r, name) for r, name in self._written.items()]
+        if moves or self._removed:
             for src, dst, rel, _name in moves:
                 dst.parent.mkdir(parents=True, exist_ok=True)
                 with open(src, "rb") as fh:
@@ -514,7 +645,10 @@ class DatasetWriter:
                 os.replace(src, dst)
                 published.append(rel)
             new = Manifest(
-                files={t: list(fs) for t, fs in self.manifest.files.items()},
+                files={
+                    t: [f for f in fs if f not in self._removed]
+                    for t, fs in self.manifest.files.items()
+                },
                 ingests=list(self.manifest.ingests),
             )
             for _, _, rel, name in moves:
@@ -522,8 +656,12 @@ class DatasetWriter:
             new.ingests.append({"id": self.id, **(record or {})})
             _write_manifest(self.root, new)
             self.manifest = new
+            for rel in self._removed:
+                (self.root / rel).unlink(missing_ok=True)
         elif not _manifest_path(self.root).exists():
             _write_manifest(self.root, self.manifest)  # a new, empty dataset
+        self._written = {}
+        self._removed = set()
         self._committed = True
         self.abort()
         return published

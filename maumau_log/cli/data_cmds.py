@@ -1,4 +1,5 @@
-"""Dataset commands: ``ingest``, ``stats``, ``game``, ``query``, ``analyze`` (issue 3).
+"""Dataset commands: ``ingest``, ``stats``, ``game``, ``match``, ``query``, ``analyze``
+(issues 3 and 6).
 
 Thin wrappers: :mod:`maumau_log.records` ingests and reads games back, :mod:`maumau_log.stats`
 builds the lazy queries, this module collects and prints. Data goes to stdout, summaries
@@ -25,9 +26,9 @@ from rich.table import Table
 from rich.text import Text
 
 from ..logfile import LogReadError
-from ..records import IngestSummary, StoredGame, ingest, load_game
+from ..records import IngestSummary, StoredGame, StoredMatch, ingest, load_game, load_match
 from ..rules import RulesetError, find_preset
-from ..stats import filter_results, player_stats
+from ..stats import STATS_BY, filter_matches, filter_results, match_stats, player_stats
 from ..store import DatasetError, scan, scan_all
 from . import EXIT_OK, EXIT_USAGE, EXIT_VIOLATIONS, app, err, fail, out
 from .replay_cmds import RulesOpt, ValidationRun, load_rules_file, resolve_inputs
@@ -48,7 +49,13 @@ def _flatten(df: pl.DataFrame) -> pl.DataFrame:
     """Nested columns to text (CSV and tables have no lists): lists joined by spaces."""
     fixes = []
     for name, dtype in df.schema.items():
-        if isinstance(dtype, pl.List):
+        if isinstance(dtype, pl.List) and isinstance(dtype.inner, pl.Struct):
+            fixes.append(  # matches.totals: JSON, [{"player": ..., "total": ...}, ...]
+                pl.col(name)
+                .map_elements(lambda s: json.dumps(s.to_list()), return_dtype=pl.String)
+                .alias(name)
+            )
+        elif isinstance(dtype, pl.List):
             fixes.append(pl.col(name).cast(pl.List(pl.String)).list.join(" ").alias(name))
         elif isinstance(dtype, pl.Struct | pl.Array | pl.Object):
             fixes.append(pl.col(name).map_elements(str, return_dtype=pl.String).alias(name))
@@ -93,24 +100,29 @@ _BOARD_COLUMNS: tuple[tuple[str, str, str], ...] = (
 )
 
 
-def _board_table(df: pl.DataFrame, title: str) -> Table:
+def _board_table(
+    df: pl.DataFrame,
+    title: str,
+    columns: tuple[tuple[str, str, str], ...] = _BOARD_COLUMNS,
+) -> Table:
     """The leaderboard, compact: percentages, the interval in one column, short headers."""
     table = Table(title=title, highlight=False, box=box.SIMPLE_HEAD)
     keys = [c for c in df.columns if c in ("player", "seat", "ruleset")]
     for k in keys:
         table.add_column(k, no_wrap=True)
-    for _, header, _ in _BOARD_COLUMNS:
+    for _, header, _ in columns:
         table.add_column(header, justify="right", overflow="fold")
     for row in df.iter_rows(named=True):
         cells = [str(row[k]) for k in keys]
-        for col, _, fmt in _BOARD_COLUMNS:
+        for col, _, fmt in columns:
             value = row[col]
             if value is None:
                 cells.append("-")
             elif fmt == "pct":
                 cells.append(f"{100 * value:.1f}")
             elif fmt == "ci":
-                cells.append(f"{100 * value:.0f}-{100 * row['win_rate_high']:.0f}")
+                high = row[col.removesuffix("_low") + "_high"]
+                cells.append(f"{100 * value:.0f}-{100 * high:.0f}")
             else:
                 cells.append(format(value, fmt))
         table.add_row(*(Text(c) for c in cells))
@@ -197,6 +209,40 @@ def _run_ingest(
         fail(str(exc))
 
 
+def _match_board(
+    dataset: Path,
+    *,
+    ruleset: str | None = None,
+    player: str | None = None,
+    since: str | None = None,
+    include_invalid: bool = False,
+) -> pl.DataFrame:
+    try:
+        matches = scan(dataset, "matches")
+        if ruleset is not None:
+            with contextlib.suppress(RulesetError):
+                ruleset = find_preset(ruleset)
+        lf = filter_matches(
+            matches, ruleset=ruleset, player=player, since=since, include_invalid=include_invalid
+        )
+        return match_stats(lf, player=player).collect()
+    except (DatasetError, ValueError) as exc:
+        fail(str(exc))
+    except pl.exceptions.PolarsError as exc:
+        fail(f"{dataset}: cannot read the dataset: {_polars_error(exc)}")
+
+
+_MATCH_BOARD_COLUMNS: tuple[tuple[str, str, str], ...] = (
+    ("matches", "matches", "d"),
+    ("match_wins", "wins", "d"),
+    ("match_draws", "draws", "d"),
+    ("match_win_rate", "win\n%", "pct"),
+    ("match_win_rate_low", "95% CI\n(Wilson)", "ci"),
+    ("avg_final_total", "final\ntotal", ".1f"),
+    ("rounds_per_match", "rounds\n/match", ".2f"),
+)
+
+
 def _leaderboard(
     dataset: Path,
     *,
@@ -264,16 +310,32 @@ def stats_cmd(
     fmt: Annotated[str, typer.Option("--format", help="table, csv, json or parquet.")] = "table",
     dest: Annotated[Path | None, typer.Option("--out", help="Write to this file.")] = None,
     by: Annotated[
-        str | None, typer.Option(help="Break down per player by seat or ruleset.")
+        str | None,
+        typer.Option(
+            help="Break down per player by seat or ruleset; 'match' for the match leaderboard."
+        ),
     ] = None,
 ) -> None:
     """Per-player leaderboard: games, wins, win rate with its 95% Wilson interval, and more.
 
-    Only valid games count unless --include-invalid.
+    Only valid games count unless --include-invalid. With --by match, the match
+    leaderboard instead (from the matches table, one row per player): matches played, won
+    and drawn, the match win rate with its Wilson interval, the average final total and
+    the rounds per match; only valid matches (every round valid, properly ended) count
+    unless --include-invalid, and --since dates a match by its first round.
     """
     _check_format(fmt)
-    if by is not None and by not in ("seat", "ruleset"):
-        raise typer.BadParameter("must be seat or ruleset", param_hint="--by")
+    if by is not None and by not in STATS_BY:
+        raise typer.BadParameter("must be seat, ruleset or match", param_hint="--by")
+    if by == "match":
+        mdf = _match_board(
+            dataset, ruleset=ruleset, player=player, since=since, include_invalid=include_invalid
+        )
+        if fmt == "table" and dest is None:
+            _print_table(_board_table(mdf, "Match leaderboard", _MATCH_BOARD_COLUMNS))
+            return
+        _emit(mdf, fmt, dest)
+        return
     df = _leaderboard(
         dataset,
         ruleset=ruleset,
@@ -395,16 +457,215 @@ def game_cmd(
     _render_game(g)
 
 
+# ---------------------------------------------------------------------------------------
+# Matches: the score sheet and the chart of running totals
+
+CHARTS = ("png", "html", "terminal")
+"""What ``match --chart`` draws: a PNG file (matplotlib), a self-contained HTML file
+(plotly, its JavaScript embedded: no network needed to open it) or text on the terminal."""
+
+_PLOT_HINT = "pip install 'maumau-log[plot]'"
+
+
+def _when(t: Any) -> str:
+    return t.strftime("%Y-%m-%d %H:%M:%S") if t is not None else "-"
+
+
+def _render_match(m: StoredMatch) -> None:
+    """The match's header and its score sheet, round by round."""
+    match = m.match
+    head = Table.grid(padding=(0, 2))
+    head.add_column(style="bold")
+    head.add_column()
+    if match["valid"]:
+        status = "[green]valid[/]"
+    else:
+        why = []
+        if match["valid_rounds"] < match["rounds"]:
+            why.append(f"{match['rounds'] - match['valid_rounds']} invalid round(s)")
+        if not match["over"]:
+            why.append("not over")
+        elif not match["ended"]:
+            why.append("no match_end")
+        status = "[red]invalid[/]" + (f" ({escape(', '.join(why))})" if why else "")
+    if match["winner"] is not None:
+        outcome = str(match["winner"])
+    elif match["draw"]:
+        outcome = "draw"
+    else:
+        outcome = "-"
+    totals = "  ".join(f"{p} {t}" for p, t in match["totals"].items())
+    for key, value in (
+        ("match", match["match_id"]),
+        ("ruleset", match["ruleset"]),
+        ("players", " ".join(m.players)),
+        ("rounds", f"{match['rounds']} stored, {match['valid_rounds']} valid"),
+        ("totals", totals),
+        ("winner", outcome),
+        ("ingested", f"{_when(match['first_ingest'])} .. {_when(match['last_ingest'])}"),
+    ):
+        head.add_row(key, Text(str(value)))
+    head.add_row("status", status)
+    out.print(Panel(head, title="Match", expand=False))
+    sheet = Table(title="Score sheet", highlight=False, box=box.SIMPLE_HEAD)
+    for col in ("round", "dealer", "winner"):
+        sheet.add_column(col, justify="right" if col == "round" else "left")
+    for p in m.players:
+        sheet.add_column(f"{p}\nscore", justify="right")
+        sheet.add_column(f"{p}\ntotal", justify="right")
+    for r in m.rounds:
+        cells = [
+            str(r["round"] if r["round"] is not None else "-"),
+            r["dealer"] or "-",
+            (r["winner"] or "-") if r["valid"] else "invalid",
+        ]
+        for p in m.players:
+            score, total = r["scores"].get(p), r["totals"].get(p)
+            cells.append("-" if score is None else str(score))
+            cells.append("-" if total is None else str(total))
+        sheet.add_row(*(Text(c) for c in cells))
+    _print_table(sheet)
+
+
+def _series(m: StoredMatch) -> tuple[list[int], dict[str, list[int | None]]]:
+    """Rounds (0 for the start) and each player's running total after them (None: unknown)."""
+    xs = [0]
+    ys: dict[str, list[int | None]] = {p: [0] for p in m.players}
+    for r in m.rounds:
+        if r["round"] is None:
+            continue
+        xs.append(r["round"])
+        for p in m.players:
+            ys[p].append(r["totals"].get(p))
+    return xs, ys
+
+
+def _terminal_chart(m: StoredMatch, width: int = 40) -> None:
+    """Running totals as text bars: one line per player per round."""
+    xs, ys = _series(m)
+    values = [abs(v) for vals in ys.values() for v in vals if v is not None]
+    top = max(values, default=0) or 1
+    colours = ("cyan", "magenta", "yellow", "green", "blue", "red")
+    name_w = max((len(p) for p in m.players), default=1)
+    lines = Text()
+    for i, x in enumerate(xs[1:], start=1):
+        for k, p in enumerate(m.players):
+            label = f"r{x:<3} " if k == 0 else " " * 5
+            lines.append(label + p.ljust(name_w) + " ")
+            v = ys[p][i]
+            if v is None:
+                lines.append("?\n", style="dim")
+                continue
+            n = round(width * abs(v) / top)
+            lines.append(("█" if v >= 0 else "░") * n, style=colours[k % len(colours)])
+            lines.append(f" {v}\n")
+    out.print(Panel(lines, title=f"Running totals: {m.match['match_id']}", expand=False))
+
+
+def _png_chart(m: StoredMatch) -> bytes:
+    try:
+        from matplotlib.figure import Figure
+        from matplotlib.ticker import MaxNLocator
+    except ImportError:
+        fail(f"--chart png needs matplotlib: {_PLOT_HINT}")
+    xs, ys = _series(m)
+    fig = Figure(figsize=(8, 4.5), dpi=100, layout="constrained")
+    ax = fig.add_subplot()
+    for p, vals in ys.items():
+        ax.plot(xs, [float("nan") if v is None else v for v in vals], marker="o", label=p)
+    ax.set_title(f"Match {m.match['match_id']} ({m.match['ruleset']}): running totals")
+    ax.set_xlabel("round")
+    ax.set_ylabel("total")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.grid(True, alpha=0.3)
+    ax.legend()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")  # Figure without pyplot: no GUI backend, no global state
+    return buf.getvalue()
+
+
+def _html_chart(m: StoredMatch) -> bytes:
+    try:
+        import plotly.graph_objects as go
+    except ImportError:
+        fail(f"--chart html needs plotly: {_PLOT_HINT}")
+    xs, ys = _series(m)
+    fig = go.Figure()
+    for p, vals in ys.items():
+        fig.add_trace(go.Scatter(x=xs, y=vals, mode="lines+markers", name=p))
+    fig.update_layout(
+        title=f"Match {m.match['match_id']} ({m.match['ruleset']}): running totals",
+        xaxis={"title": {"text": "round"}, "dtick": 1},
+        yaxis={"title": {"text": "total"}},
+    )
+    # include_plotlyjs=True embeds plotly.js: the file opens offline (no CDN)
+    html = fig.to_html(include_plotlyjs=True, full_html=True)
+    return str(html).encode("utf-8")
+
+
+@app.command("match")
+def match_cmd(
+    dataset: DatasetArg,
+    match_id: Annotated[str, typer.Argument(help="The match's id.")],
+    chart: Annotated[
+        str | None, typer.Option("--chart", help="Chart the running totals: png, html or terminal.")
+    ] = None,
+    dest: Annotated[
+        Path | None, typer.Option("--out", help="The chart file (for --chart png or html).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
+) -> None:
+    """A match's score sheet round by round (dealer, winner, every player's round score and
+    running total) and a chart of the running totals.
+
+    --chart terminal draws text bars below the sheet; --chart png (matplotlib) and --chart
+    html (plotly, self-contained) write --out FILE (install with the [plot] extra). --json
+    prints {"match": the matches row, "rounds": [{round, game_id, dealer, winner, valid,
+    scores, totals}, ...]} instead of the sheet.
+    """
+    if chart is not None and chart not in CHARTS:
+        fail(f"--chart must be one of {', '.join(CHARTS)}, not {chart!r}")
+    if chart in ("png", "html") and dest is None:
+        fail(f"--chart {chart} needs --out FILE")
+    if dest is not None and chart not in ("png", "html"):
+        fail("--out is for --chart png or html")
+    if as_json and chart == "terminal":
+        fail("--chart terminal prints on the terminal; with --json use --chart png or html")
+    try:
+        m = load_match(dataset, match_id)
+    except DatasetError as exc:
+        fail(str(exc))
+    except pl.exceptions.PolarsError as exc:
+        fail(f"{dataset}: cannot read the dataset: {_polars_error(exc)}")
+    if chart in ("png", "html"):
+        assert dest is not None
+        data = _png_chart(m) if chart == "png" else _html_chart(m)
+        try:
+            dest.write_bytes(data)
+        except OSError as exc:
+            fail(f"{dest}: cannot write: {exc.strerror or exc}")
+        err.print(f"wrote the {chart} chart ({len(data):,} bytes) to {dest}", highlight=False)
+    if as_json:
+        sys.stdout.write(json.dumps(m.to_dict(), default=str) + "\n")
+        return
+    _render_match(m)
+    if chart == "terminal":
+        _terminal_chart(m)
+
+
 @app.command("query")
 def query_cmd(
     dataset: DatasetArg,
-    sql: Annotated[str, typer.Argument(help="SQL over games, results, events, violations.")],
+    sql: Annotated[
+        str, typer.Argument(help="SQL over games, results, events, violations, matches.")
+    ],
     fmt: Annotated[str, typer.Option("--format", help="table, csv or json.")] = "table",
     limit: Annotated[
         int, typer.Option(help="Rows shown by --format table (csv and json show all).")
     ] = 100,
 ) -> None:
-    """Run SQL (Polars SQL) over the dataset's tables: games, results, events, violations."""
+    """Run SQL (Polars SQL) over the dataset's tables: games, results, events, violations,
+    matches."""
     if fmt not in ("table", "csv", "json"):
         raise typer.BadParameter("must be table, csv or json", param_hint="--format")
     try:
@@ -448,4 +709,12 @@ def analyze_cmd(
     raise typer.Exit(code)
 
 
-__all__ = ["EXIT_USAGE", "analyze_cmd", "game_cmd", "ingest_cmd", "query_cmd", "stats_cmd"]
+__all__ = [
+    "EXIT_USAGE",
+    "analyze_cmd",
+    "game_cmd",
+    "ingest_cmd",
+    "match_cmd",
+    "query_cmd",
+    "stats_cmd",
+]

@@ -21,7 +21,7 @@ from typing import Annotated
 import typer
 
 from ..openspiel import OpenSpielImportError, convert_source, dumps_event, read_source
-from . import EXIT_OK, EXIT_USAGE, EXIT_VIOLATIONS, app, err, fail
+from . import EXIT_OK, EXIT_VIOLATIONS, app, err, fail
 
 import_app = typer.Typer(
     name="import",
@@ -109,4 +109,4 @@ def openspiel_cmd(
     raise typer.Exit(EXIT_VIOLATIONS if rejected else EXIT_OK)
 
 
-__all__ = ["EXIT_USAGE", "import_app", "openspiel_cmd"]
+__all__ = ["import_app", "openspiel_cmd"]

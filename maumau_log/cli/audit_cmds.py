@@ -1,0 +1,140 @@
+"""The ``audit`` command (issue 7, items 2 and 4): a thin wrapper over :mod:`maumau_log.audit`.
+
+Exit codes: 0 the report was made and nothing is flagged; 1 at least one finding is
+flagged; 2 a missing dataset, a folder that is not one, a bad option or an unwritable
+``--out``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich import box
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from ..audit import DEFAULT_ALPHA, DEFAULT_MIN_GAMES, AuditReport, _fmt_p, audit, report_html
+from ..store import DatasetError
+from . import EXIT_OK, EXIT_VIOLATIONS, app, err, fail, out
+
+AUDIT_FORMATS = ("table", "json", "html")
+
+
+def _print(table: Table) -> None:
+    if out.is_terminal:
+        out.print(table)
+    else:
+        Console(width=200, soft_wrap=True, highlight=False).print(table)
+
+
+def _text_report(report: AuditReport) -> None:
+    err.print(
+        f"{report.games} games ({report.valid} valid, {report.replayed} replayed); "
+        f"{len(report.tested)} tests, {len(report.findings) - len(report.tested)} skipped; "
+        f"Holm-corrected at alpha {report.alpha} (min {report.min_games} games per test)",
+        highlight=False,
+    )
+    flags = Table(title=f"Flags ({len(report.flags)})", box=box.SIMPLE_HEAD, highlight=False)
+    for col in ("section", "check", "subject", "p", "p (Holm)", "finding", "evidence"):
+        flags.add_column(col, overflow="fold")
+    for f in report.flags:
+        games = f.evidence.get("games", [])
+        flags.add_row(
+            *(
+                Text(x)
+                for x in (
+                    f.section, f.check, f.subject, _fmt_p(f.p_value), _fmt_p(f.p_adjusted),
+                    f.summary, " ".join(games[:5]) + (" ..." if len(games) > 5 else ""),
+                )
+            )
+        )  # fmt: skip
+    _print(flags)
+    tests = Table(title="Every test", box=box.SIMPLE_HEAD, highlight=False)
+    for col in ("section", "check", "subject", "games", "p", "p (Holm)", "flag", "result"):
+        tests.add_column(col, overflow="fold")
+    for f in report.findings:
+        tests.add_row(
+            *(
+                Text(x)
+                for x in (
+                    f.section, f.check, f.subject, str(f.games), _fmt_p(f.p_value),
+                    _fmt_p(f.p_adjusted), "FLAG" if f.flagged else "",
+                    f.summary or f"skipped: {f.skipped}",
+                )
+            )
+        )  # fmt: skip
+    _print(tests)
+    for name, title in (
+        ("wins_by_seat", "Wins by seat (95% Wilson interval)"),
+        ("wins_by_dealer_position", "Wins by position from the dealer (0 = dealer)"),
+        ("invalid_by_code", "Invalid games by code"),
+        ("invalid_by_client", "Games by client"),
+    ):
+        rows = report.tables.get(name, [])
+        if not rows:
+            continue
+        t = Table(title=title, box=box.SIMPLE_HEAD, highlight=False)
+        for col in rows[0]:
+            t.add_column(col, justify="right")
+        for r in rows:
+            t.add_row(*(f"{v:.3f}" if isinstance(v, float) else str(v) for v in r.values()))
+        _print(t)
+
+
+@app.command("audit")
+def audit_cmd(
+    dataset: Annotated[Path, typer.Argument(help="A dataset folder made by ingest.")],
+    fmt: Annotated[
+        str, typer.Option("--format", help="table (stdout), json, or html (one offline file).")
+    ] = "table",
+    out_file: Annotated[
+        Path | None, typer.Option("--out", help="Write the json or html report to FILE.")
+    ] = None,
+    alpha: Annotated[
+        float, typer.Option("--alpha", help="False-flag rate per report (Holm-corrected).")
+    ] = DEFAULT_ALPHA,
+    min_games: Annotated[
+        int, typer.Option("--min-games", help="No test runs on fewer games than this.")
+    ] = DEFAULT_MIN_GAMES,
+) -> None:
+    """Audit a dataset: fairness of the deal, seat advantage, suspicious play, invalid games.
+
+    Exit 0 when nothing is flagged, 1 when something is.
+    """
+    if fmt not in AUDIT_FORMATS:
+        raise typer.BadParameter(
+            f"must be one of {', '.join(AUDIT_FORMATS)}", param_hint="--format"
+        )
+    if not 0 < alpha < 1:
+        raise typer.BadParameter("must be between 0 and 1", param_hint="--alpha")
+    if min_games < 1:
+        raise typer.BadParameter("must be at least 1", param_hint="--min-games")
+    if fmt == "table" and out_file is not None:
+        fail("--out is for --format json or html")
+    try:
+        report = audit(dataset, alpha=alpha, min_games=min_games)
+    except DatasetError as exc:
+        fail(str(exc))
+    if fmt == "table":
+        _text_report(report)
+    else:
+        text = (
+            json.dumps(report.to_dict(), default=str, indent=1)
+            if fmt == "json"
+            else report_html(report)
+        )
+        if out_file is None:
+            sys.stdout.write(text if text.endswith("\n") else text + "\n")
+            sys.stdout.flush()
+        else:
+            try:
+                out_file.write_text(text, "utf-8")
+            except OSError as exc:
+                fail(f"{out_file}: cannot write: {exc.strerror or exc}")
+            err.print(f"wrote the audit ({len(report.flags)} flags) to {out_file}", highlight=False)
+    raise typer.Exit(EXIT_VIOLATIONS if report.flags else EXIT_OK)
