@@ -42,9 +42,12 @@ COMBOS = list(
 
 
 def apply_proposed() -> None:
-    """Monkeypatch the proposed engine changes (see the module docstring)."""
+    """Monkeypatch the proposed engine changes (see the module docstring); once per process."""
     from maumau_log import engine as E
 
+    if getattr(E, "_issue4_proposed", False):
+        return
+    E._issue4_proposed = True  # type: ignore[attr-defined]
     orig = E.Engine._after_cards
 
     def after_cards(self: Any, player: Any, cards: Any, starter_card: bool = False,

@@ -899,17 +899,15 @@ class Engine:
             self._begin_turn(self._next_seat(self.current, steps))
 
     def _settle(self) -> None:
-        """A pending draw with no card left anywhere lapses, as if served with nothing;
-        where serving ends the turn, the player loses it (PRESETS.md ruling 12)."""
+        """A pending draw with no card left anywhere lapses before its player draws
+        anything; the player plays on, as after a draw card played on an empty stock
+        (PRESETS.md ruling 12; OpenSpiel's crazy_eights agrees)."""
         if self.prev_owed and self._drawable() == 0:
             self.prev_owed.clear()
         if self.pending_draw and self.phase == PLAY and self._drawable() == 0:
             self.pending_draw = 0
             self.pending_rank = None
-            if self.pending_ends_turn:
-                self._end_turn()
-            else:
-                self.serving = False
+            self.serving = False
 
     def _turn_check(self, player: str, what: str) -> None:
         self._settle()
@@ -1279,9 +1277,15 @@ class Engine:
             draw = sum(i.draw for i in infos)
             skips = sum(1 for i in infos if i.skip and not i.draw)
         if draw and not cancels:
-            self.pending_draw += draw
-            self.pending_rank = last.rank
-            self.pending_ends_turn = rules.draw_ends_turn or any(i.skip for i in infos if i.draw)
+            if self._drawable() > 0:
+                self.pending_draw += draw
+                self.pending_rank = last.rank
+                self.pending_ends_turn = rules.draw_ends_turn or any(
+                    i.skip for i in infos if i.draw
+                )
+            else:  # no card left anywhere: the draw card draws nothing (ruling 12)
+                self.pending_draw = 0
+                self.pending_rank = None
         elif skips:
             if rules.skip_answer or rules.wild_on_pending:
                 # the skipped player may still answer (a skip card of the rank, or a wild
@@ -1397,6 +1401,12 @@ class Engine:
                 )
             self._take(player, ev.cards, ev.count, f"{player}'s draw")
             self.faults.pop(player, None)
+            if (
+                rules.emptying_draw_counts_as_pass
+                and n == self.pending_draw
+                and self._drawable() == 0
+            ):
+                self.blocked_passes += 1  # OpenSpiel counts it toward the blocked passes
             self.pending_draw -= n
             self.serving = True
             if self.pending_draw and self._drawable() == 0:

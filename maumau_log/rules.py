@@ -121,6 +121,7 @@ class Ruleset:
     call_penalty_ends_turn: bool
     max_plays: int | None
     blocked_passes: str
+    emptying_draw_counts_as_pass: bool
     loser_hand_shrink: bool
     scoring: str
     points: Mapping[str, int]

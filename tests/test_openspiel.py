@@ -71,7 +71,6 @@ EXACT_EMPTYING_DRAW = (
      52, 32, 52, 31, 52, 0, 53, 52, 35, 52, 14, 52, 12, 34, 52, 16, 52, 47, 52, 39, 52, 22, 52,
      28, 18, 52, 29, 52, 49, 2, 52, 17, 23, 53, 53, 53],
 )  # fmt: skip
-ENGINE_CHANGE = "needs the engine change proposed in issue 4 (see the report): "
 
 
 def _run(*args: str) -> Any:
@@ -151,42 +150,23 @@ def test_imported_game_shape() -> None:
 @pytest.mark.parametrize("special", [False, True])
 @pytest.mark.parametrize("reshuffle", [False, True])
 def test_port_games_validate(special: bool, reshuffle: bool) -> None:
-    """Games played by the port (no pyspiel needed) validate clean, where the engine and
-    OpenSpiel already agree (see the xfail tests for the rest)."""
+    """Games played by the port (no pyspiel needed) validate clean."""
     for seed in range(40):
         params = GameParams(2 + seed % 4, (1, 2, 5)[seed % 3], 100, special, reshuffle)
         d = engine_disagreement(params, _random_history(params, seed))
-        if special and not reshuffle and d is not None:
-            continue  # the known mismatches (xfail tests below)
         assert d is None, (params, seed, str(d))
 
 
-@pytest.mark.xfail(strict=True, reason=ENGINE_CHANGE + "a 2 on an empty stock draws nothing")
 def test_two_on_empty_stock_is_a_plain_card() -> None:
     game, history = TWO_ON_EMPTY_STOCK
     d = engine_disagreement(parse_game_string(game), history)
     assert d is None, str(d)
 
 
-@pytest.mark.xfail(strict=True, reason=ENGINE_CHANGE + "an exact emptying draw is a pass")
 def test_draw_emptying_the_stock_counts_as_a_pass() -> None:
     game, history = EXACT_EMPTYING_DRAW
     d = engine_disagreement(parse_game_string(game), history)
     assert d is None, str(d)
-
-
-def test_known_mismatches_are_where_the_report_says() -> None:
-    """Pins where the engine as it is parts from OpenSpiel (delete with the engine change)."""
-    game, history = TWO_ON_EMPTY_STOCK
-    params = parse_game_string(game)
-    d = engine_disagreement(params, history)
-    events = history_to_events(params, history, returns="field")
-    assert d is not None and d.kind == "legal_actions"
-    last_play = [e for e in events[: d.event_index] if e["type"] == "play"][-1]
-    assert last_play["cards"][0].startswith("2")  # the 2 played just before, on an empty stock
-    game, history = EXACT_EMPTYING_DRAW
-    d = engine_disagreement(parse_game_string(game), history)
-    assert d is not None and "round_not_finished" in d.message
 
 
 def test_illegal_actions_are_located() -> None:
@@ -284,12 +264,7 @@ def _group_params(special: bool, reshuffle: bool) -> list[GameParams]:
 @pytest.mark.parametrize(
     ("special", "reshuffle"),
     [
-        pytest.param(
-            s, r,
-            marks=[pytest.mark.xfail(strict=True, reason=ENGINE_CHANGE + "both changes")]
-            if s and not r else [],
-            id=f"{'special' if s else 'plain'}-{'reshuffle' if r else 'pass'}",
-        )
+        pytest.param(s, r, id=f"{'special' if s else 'plain'}-{'reshuffle' if r else 'pass'}")
         for s, r in GROUPS
     ],
 )  # fmt: skip

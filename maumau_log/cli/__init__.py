@@ -48,7 +48,7 @@ def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
 
 def main() -> None:
     """Console-script entry point: run the app, turning any stray exception into exit 3."""
-    from . import audit_cmds, data_cmds, replay_cmds  # noqa: F401  (register the commands)
+    from . import audit_cmds, data_cmds, import_cmds, replay_cmds  # noqa: F401  (register)
 
     try:
         app()
