@@ -205,6 +205,7 @@ class Engine:
         self.prev_owed: dict[str, int] = {}
         self.just_skipped: set[str] = set()  # skipped by the last card (ruling 6)
         self._phantom: tuple[str, set[str]] | None = None
+        self.suit_after_penalty: str | None = None  # a caught wild finish, penalty split
         # counters a replay's visitors read
         self.turns = Counter[str]()  # turns begun, per player
         self.skipped = Counter[str]()  # turns lost to a skip card, per player
@@ -1690,6 +1691,8 @@ class Engine:
         self.faults.pop(player, None)
         rest = need - n
         self.penalty_owed = (player, rest) if rest and self._drawable() else None
+        if self.penalty_owed is None and self.suit_after_penalty is not None:
+            self.awaiting_suit, self.suit_after_penalty = self.suit_after_penalty, None
         if self.phase == OUT and player == self.out_player:
             # caught right after going out: the round goes on (ruling 10)
             if self._phantom is not None:
@@ -1703,7 +1706,11 @@ class Engine:
             self.window = None
             last = self.last_play[-1] if self.last_play else None
             if last is not None and self.cards[last].wild and rules.wild_names_suit:
-                self.awaiting_suit = player
+                # the finishing wild card names its suit once the whole penalty is drawn
+                if self.penalty_owed is None:
+                    self.awaiting_suit = player
+                else:
+                    self.suit_after_penalty = player
             return
         if (
             rules.call_penalty_ends_turn

@@ -1620,3 +1620,36 @@ def test_classic_seven_starter_answered_with_seven() -> None:
     v = view_after(ev)
     assert (v["turn"], v["pending_draw"]) == ("b", 4)
     prefix_ok(ev)
+
+
+def test_caught_jack_finish_with_the_penalty_split_by_a_reshuffle() -> None:
+    # Ruling 10: a catch right after a wild finish reopens the round and "a finishing wild
+    # card needs its suit event after the penalty"; ruling 12 / FORMAT.md: a draw the stock
+    # cannot cover is split by a reshuffle. The suit comes after the whole penalty (2 cards:
+    # KS, then KH from the reshuffled pile). Found by the simulator (a 200,000-game run).
+    ranks = ["10", "J", "Q", "K"]
+    d = deal(
+        {
+            "a": ["QH", "QC", "QD", "QS", "KC", "KD", "JC"],
+            "b": ["10C", "10D", "10H", "10S", "JD", "JH", "JS"],
+        },
+        "KH",
+        ranks=ranks,
+    )
+    assert d["stock"] == ["KS"]
+    ev = [game("classic", ("a", "b"), options={"ranks": ranks, "hand_size": 7}), d]
+    ev += [play("a", "QH"), play("b", "JD"), suit("b", "C"), play("a", "QC")]
+    ev += [play("b", "10C"), play("a", "KC"), play("b", "JH"), suit("b", "D")]
+    ev += [play("a", "QD"), play("b", "10D"), play("a", "KD"), play("b", "JS"), suit("b", "S")]
+    ev += [play("a", "QS"), call("a", "mau")]  # one card left, a Jack: "mau-mau" was due
+    ev += [play("b", "10S"), call("b", "mau"), play("a", "JC")]  # a goes out on the Jack
+    pile = ["KH", "QH", "JD", "QC", "10C", "KC", "JH", "QD", "10D", "KD", "JS", "QS", "10S"]
+    ev += [penalty("a", "b", "KS", reason="wrong_call"), reshuffle(pile)]
+    ev += [penalty("a", "b", "KH", reason="wrong_call")]
+    # no suit yet between the two parts of the penalty (ruling 16: a suit nobody owes)
+    assert replay([*ev[:-2], suit("a", "H"), *ev[-2:]]) == ("wrong_player", 21)
+    ev += [suit("a", "H"), play("b", "10H")]
+    # classic winner_collects: a holds KS KH = 10 + 10
+    v = view_after(ev)
+    assert (v["phase"], v["hands"]["a"]) == ("out", ["KS", "KH"])
+    assert replay([*ev, round_end("b", scores={"a": 0, "b": 20})]) is None
