@@ -609,7 +609,7 @@ class Engine:
             )
         actor = (
             (event.by or event.player)
-            if isinstance(event, Penalty)
+            if type(event) is Penalty
             else getattr(event, "player", None)
         )
         if actor is not None and actor != self.last_actor:
@@ -1109,7 +1109,8 @@ class Engine:
         self, player: str, cards: list[Card], answering_skip: bool = False, jump: bool = False
     ) -> None:
         """Move played cards to the discard pile and apply them (the checks are done)."""
-        self.just_skipped = set()
+        if self.just_skipped:
+            self.just_skipped = set()
         hand = self.hands[player]
         for card in cards:
             if card in hand:
@@ -1123,7 +1124,7 @@ class Engine:
         self.plays += 1
         self.blocked_passes = 0
         self.discard.extend(cards)
-        self.last_play = list(cards)
+        self.last_play = cards
         info = self.cards[cards[0]]
         last = self.cards[cards[-1]]
         cancels = False
@@ -1146,7 +1147,9 @@ class Engine:
         if len(hand) == 1 and (self.rules.call_last_card or self.rules.call_last_wild):
             self.window = (player, "last")
         self._after_cards(player, cards, cancels=cancels)
-        self._note_turn_action(player)
+        if player != self.last_turn_actor:
+            self.prev_turn_actor = self.last_turn_actor
+            self.last_turn_actor = player
         self.jump_open = True
         self.last_player = player
         if not hand and self.cover_owed is None:
