@@ -608,9 +608,7 @@ class Engine:
                 "nothing but match_end, or the next game's header",
             )
         actor = (
-            (event.by or event.player)
-            if type(event) is Penalty
-            else getattr(event, "player", None)
+            (event.by or event.player) if type(event) is Penalty else getattr(event, "player", None)
         )
         if actor is not None and actor != self.last_actor:
             self._close_window()
@@ -734,7 +732,7 @@ class Engine:
                 left[c] -= 1
         starter = self._check_card(ev.starter, "deal.starter")
         seen[starter] += 1
-        pack = Counter(rules.pack)
+        pack = rules.pack_counts
         if self.unseen is not None:
             self._deal_partial(seen, pack, starter)
             return
@@ -812,7 +810,7 @@ class Engine:
     def _check_fair_deal(self, ev: Deal, starter: Card, sizes: Mapping[str, int]) -> None:
         """The deal must be what the revealed seed gives (``shuffle.py``; issue 7)."""
         assert self.fair_seed is not None
-        redeal = {c for c, info in self.cards.items() if info.redeal}
+        redeal = self.rules.redeal_cards
         order = shuffled(self.rules.pack, self.fair_seed)
         try:
             hands, due_starter, stock = fair_deal(order, self.players, self.dealer, sizes, redeal)
@@ -820,7 +818,7 @@ class Engine:
             self._fail("deal_not_from_seed", str(exc), "shuffle maumau-sha256-fy/1")
         rule = "shuffle maumau-sha256-fy/1 (README: provably fair shuffles)"
         for p in self.players:
-            if Counter(hands[p]) != Counter(self.hands[p]):
+            if sorted(hands[p]) != sorted(self.hands[p]):
                 self._fail(
                     "deal_not_from_seed",
                     f"{p}'s hand {' '.join(self.hands[p])} is not what the seed deals",
@@ -910,27 +908,16 @@ class Engine:
             self.pending_rank = None
             self.serving = False
 
-    def _turn_check(self, player: str, what: str) -> None:
-        self._settle()
-        if self.phase in (OUT, ENDED):
-            why = (
-                f"{self.out_player} went out"
-                if self.phase == OUT
-                else f"the round ended ({self.ended_reason})"
-            )
-            self._fail(
-                "play_after_round_end",
-                f"{player} {what} after the round was over: {why}",
-                "RULES.md (first player to empty the hand ends the round)",
-                "round_end" if self.phase == ENDED else "a call, a catch, or round_end",
-            )
-        if self.phase == SETUP:
-            self._fail("missing_header", f"{player} {what} before the deal", "FORMAT.md Events")
+    def _turn_check(self, player: str, verb: str, cards: list[Card] | None = None) -> None:
+        if self.pending_draw or self.prev_owed:
+            self._settle()
+        if self.phase != PLAY:
+            self._not_in_play(player, verb, cards)
         if self.awaiting_suit is not None:
             self._fail(
                 "missing_suit_choice",
                 f"{self.awaiting_suit} played a wild card and named no suit; "
-                f"{player} {what} instead",
+                f"{player} {_what(verb, cards)} instead",
                 "option wild_names_suit; FORMAT.md Conventions (suit right after the wild)",
                 f"a suit event by {self.awaiting_suit}",
             )
@@ -943,33 +930,58 @@ class Engine:
                 "PRESETS.md ruling 10",
                 f"a reshuffle, then {owed_by}'s penalty draw",
             )
-        owed = self.prev_owed.get(player)
+        owed = self.prev_owed.get(player) if self.prev_owed else None
         if owed:
             self._fail(
                 "missed_penalty",
-                f"{player} {what} but first owes an effect draw of {owed}",
+                f"{player} {_what(verb, cards)} but first owes an effect draw of {owed}",
                 "option draw_previous; PRESETS.md ruling 8",
                 f"{player} draws {owed} (effect)",
             )
-        self._resolve_skip(player)
-        if player != self.current_player:
+        if self.pending_skip:
+            self._resolve_skip(player)
+        if player != self.players[self.current]:
             self._fail(
                 "wrong_player",
-                f"{player} {what} but it is {self.current_player}'s turn",
+                f"{player} {_what(verb, cards)} but it is {self.current_player}'s turn",
                 "turn order (FORMAT.md Conventions: Seats and turns)",
                 self.describe_legal(),
             )
 
+    def _not_in_play(self, player: str, verb: str, cards: list[Card] | None) -> None:
+        if self.phase in (OUT, ENDED):
+            why = (
+                f"{self.out_player} went out"
+                if self.phase == OUT
+                else f"the round ended ({self.ended_reason})"
+            )
+            self._fail(
+                "play_after_round_end",
+                f"{player} {_what(verb, cards)} after the round was over: {why}",
+                "RULES.md (first player to empty the hand ends the round)",
+                "round_end" if self.phase == ENDED else "a call, a catch, or round_end",
+            )
+        if self.phase == SETUP:
+            self._fail(
+                "missing_header",
+                f"{player} {_what(verb, cards)} before the deal",
+                "FORMAT.md Events",
+            )
+
     def _on_play(self, ev: Play) -> None:
-        player = self._known_player(ev.player, "play")
-        if not ev.cards:
+        player = ev.player
+        if player not in self.seat:
+            self._known_player(player, "play")
+        cards = ev.cards
+        if not cards:
             self._fail("schema_error", "play.cards is empty", "FORMAT.md Events (play)")
-        cards = [self._check_card(c, "play.cards") for c in ev.cards]
-        shown = " ".join(cards)
+        table = self.cards
+        if not all(c in table for c in cards):
+            cards = [self._check_card(c, "play.cards") for c in cards]
         if ev.jump_in and not self.rules.jump_in:
             self._fail(
                 "wrong_player",
-                f"{player} jumps in with {shown}, but this ruleset has no jump-in",
+                f"{player} jumps in with {' '.join(cards)}, but this ruleset has no jump-in",
                 "option jump_in = false",
                 self.describe_legal(),
             )
@@ -991,7 +1003,7 @@ class Engine:
         answering_skip = bool(
             self.pending_skip and player == self.current_player and self.phase == PLAY
         )
-        self._turn_check(player, f"plays {shown}")
+        self._turn_check(player, "plays", cards)
         self._check_in_hand(player, cards)
         self._check_play_legal(player, card, answering_skip)
         if len(cards) > 1 and not self._finish_allowed(player, cards[-1], len(cards)):
@@ -1852,6 +1864,12 @@ class Engine:
             unseen = Counter(self.unseen) if self.unseen is not None else Counter()
             for p in self.players:
                 claimed = ev.hands.get(p)
+                if (
+                    isinstance(claimed, list)
+                    and self.unseen is None
+                    and sorted(claimed) == sorted(self.hands[p])
+                ):
+                    continue  # the usual case: the hand as replayed, in any order
                 held = Counter(self.hands[p])
                 hidden = held.pop(HIDDEN, 0)
                 if isinstance(claimed, HandCount):
@@ -2000,6 +2018,11 @@ class Engine:
             "hands": {p: list(h) for p, h in self.hands.items()},
             "calls_due": dict(self.faults),
         }
+
+
+def _what(verb: str, cards: list[Card] | None) -> str:
+    """``"plays 7H 7D"`` for messages (built only when a check fails)."""
+    return f"{verb} {' '.join(cards)}" if cards else verb
 
 
 def _type_name(event: Event) -> str:

@@ -178,6 +178,7 @@ class Replayer:
             A :class:`GameReport` per game.
         """
         g: _Game | None = None
+        decode = decode_event
 
         try:
             for line_no, raw in lines:
@@ -195,7 +196,7 @@ class Replayer:
                     g.count += 1
                     continue
                 try:
-                    ev = decode_event(raw)
+                    ev = decode(raw)
                 except msgspec.DecodeError as exc:  # ValidationError: JSON of the wrong shape
                     if isinstance(exc, msgspec.ValidationError):
                         problem = (

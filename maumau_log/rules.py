@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import tomllib
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from functools import cache, cached_property
@@ -161,6 +162,16 @@ class Ruleset:
                 points=card_points(card, self.points),
             )
         return table
+
+    @cached_property
+    def pack_counts(self) -> Counter[Card]:
+        """The pack as a multiset (read-only: copy before changing it)."""
+        return Counter(self.pack)
+
+    @cached_property
+    def redeal_cards(self) -> frozenset[Card]:
+        """The card codes ``starter_redeal`` sends back into the stock."""
+        return frozenset(c for c, info in self.cards.items() if info.redeal)
 
     def hand_size_for(self, players: int) -> int:
         """Cards dealt to each player at a table of ``players`` (RULESETS.md ``hand_size``)."""

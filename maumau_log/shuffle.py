@@ -30,28 +30,20 @@ Test vectors are in ``schemas/shuffle-vectors.json``.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Mapping, Sequence
+import struct
+from collections.abc import Mapping, Sequence
 from typing import Final
 
 from .cards import Card
 
 ALGORITHM: Final = "maumau-sha256-fy/1"
 _TWO64: Final = 1 << 64
+_FOUR_WORDS: Final = struct.Struct(">4Q")
 
 
 def commitment(seed: str) -> str:
     """The commitment a server publishes before the round: hex SHA-256 of the seed's UTF-8."""
     return hashlib.sha256(seed.encode("utf-8")).hexdigest()
-
-
-def _words(seed: str) -> Iterator[int]:
-    base = seed.encode("utf-8")
-    counter = 0
-    while True:
-        block = hashlib.sha256(base + counter.to_bytes(8, "big")).digest()
-        for k in range(0, 32, 8):
-            yield int.from_bytes(block[k : k + 8], "big")
-        counter += 1
 
 
 def shuffled(cards: Sequence[Card], seed: str) -> list[Card]:
@@ -64,13 +56,23 @@ def shuffled(cards: Sequence[Card], seed: str) -> list[Card]:
         A new list, top card first.
     """
     out = list(cards)
-    words = _words(seed)
+    base = seed.encode("utf-8")
+    sha256 = hashlib.sha256
+    words: tuple[int, ...] = ()
+    pos = 0
+    counter = 0
     for i in range(len(out) - 1, 0, -1):
         n = i + 1
         limit = _TWO64 - (_TWO64 % n)
-        x = next(words)
-        while x >= limit:
-            x = next(words)
+        while True:
+            if pos == len(words):  # the next SHA-256 block: four 64-bit words
+                words = _FOUR_WORDS.unpack(sha256(base + counter.to_bytes(8, "big")).digest())
+                counter += 1
+                pos = 0
+            x = words[pos]
+            pos += 1
+            if x < limit:
+                break
         j = x % n
         out[i], out[j] = out[j], out[i]
     return out
