@@ -3,7 +3,6 @@
 Run by hand (not in the tests; needs ``pip install open-spiel``):
 
     python bench/openspiel_diff.py --games 100000 --jobs 2
-    python bench/openspiel_diff.py --games 100000 --proposed   # with the proposed engine change
 
 Every game is played by the real ``pyspiel`` with random legal actions (seeded: game ``i``
 uses ``random.Random(seed * 1_000_003 + i)``), cycling through every parameter combination
@@ -17,11 +16,6 @@ For each game it checks:
    where OpenSpiel's does with the same winner and hands;
 3. OpenSpiel's returns against the documented rule (8 = 50, J Q K A = 10, others face value)
    and against OpenSpiel's code (``card id + 2``).
-
-``--proposed`` monkeypatches the two engine changes proposed in the issue 4 report (a draw
-card played on a stock that cannot be refilled draws nothing; an effect draw that pays the
-whole pending sum with the last card of a stock that cannot be refilled counts as one of the
-``blocked_passes`` passes) to show they close every disagreement.
 """
 
 from __future__ import annotations
@@ -41,36 +35,8 @@ COMBOS = list(
 )
 
 
-def apply_proposed() -> None:
-    """Monkeypatch the proposed engine changes (see the module docstring); once per process."""
-    from maumau_log import engine as E
-
-    if getattr(E, "_issue4_proposed", False):
-        return
-    E._issue4_proposed = True  # type: ignore[attr-defined]
-    orig = E.Engine._after_cards
-
-    def after_cards(self: Any, player: Any, cards: Any, starter_card: bool = False,
-                    cancels: bool = False) -> None:  # fmt: skip
-        if any(self.cards[c].draw for c in cards) and self._drawable() == 0:
-            cancels = True
-        orig(self, player, cards, starter_card, cancels)
-
-    E.Engine._after_cards = after_cards  # type: ignore[method-assign]
-    orig_draw = E._HANDLERS[E.Draw]
-
-    def on_draw(self: Any, ev: Any) -> None:
-        owed = self.pending_draw
-        orig_draw(self, ev)
-        n = len(ev.cards) if ev.cards is not None else ev.count
-        if owed and n == owed and self._drawable() == 0:
-            self.blocked_passes += 1
-
-    E._HANDLERS[E.Draw] = on_draw
-
-
-def run_chunk(args: tuple[int, int, int, bool]) -> dict[str, Any]:
-    start, stop, seed, proposed = args
+def run_chunk(args: tuple[int, int, int]) -> dict[str, Any]:
+    start, stop, seed = args
     import pyspiel
 
     from maumau_log.openspiel import (
@@ -80,8 +46,6 @@ def run_chunk(args: tuple[int, int, int, bool]) -> dict[str, Any]:
         returns_explained,
     )
 
-    if proposed:
-        apply_proposed()
     out: dict[str, Any] = {"games": 0, "port_errors": [], "disagreements": Counter(),
                            "examples": {}, "doc_returns": 0, "code_returns": 0,
                            "by_group": Counter()}  # fmt: skip
@@ -115,12 +79,11 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=100_000)
     ap.add_argument("--seed", type=int, default=4)
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--proposed", action="store_true", help="apply the proposed engine change")
     ap.add_argument("--examples", help="write one example history per disagreement kind here")
     a = ap.parse_args()
     t0 = time.perf_counter()
     step = 2000
-    chunks = [(s, min(s + step, a.games), a.seed, a.proposed) for s in range(0, a.games, step)]
+    chunks = [(s, min(s + step, a.games), a.seed) for s in range(0, a.games, step)]
     total: dict[str, Any] = {"games": 0, "port_errors": [], "disagreements": Counter(),
                              "examples": {}, "doc_returns": 0, "code_returns": 0}  # fmt: skip
     with ProcessPoolExecutor(a.jobs) as pool:
@@ -136,7 +99,7 @@ def main() -> None:
                   f"disagreements, {time.perf_counter() - t0:.0f}s", file=sys.stderr)  # fmt: skip
     n = total["games"]
     print(f"games played by pyspiel and replayed: {n} (seed {a.seed}, "
-          f"{'proposed engine change applied' if a.proposed else 'engine as is'})")  # fmt: skip
+          "engine as is)")  # fmt: skip
     print("port vs pyspiel mismatches (legal actions, player, returns):",
           len(total["port_errors"]))  # fmt: skip
     print(f"games where the engine and OpenSpiel disagree: {sum(total['disagreements'].values())}")
