@@ -446,8 +446,11 @@ class RecordCollector:
         ev.raw.append(raw)
         ev.raw_len.append(len(raw))
 
-    def event(self, report: GameReport, index: int, line: int, event: Event) -> None:
-        """Append one accepted event and the state it left; count it for ``results``."""
+    def event(
+        self, report: GameReport, index: int, line: int, event: Event, raw: bytes
+    ) -> None:
+        """Append one accepted event and the state it left; count it for ``results``.
+        ``raw`` (the line as read) is stored as the event's JSON."""
         e = report.engine
         assert e is not None
         ev = self._ev
@@ -518,7 +521,6 @@ class RecordCollector:
         x_hs([len(h) for h in e.hands.values()])
         a_hend(len(ev.hand_sizes))
         a_turn(self._seat_codes[e.current] if e.phase == PHASE_PLAY else -1)
-        raw = _encode(event)
         a_raw(raw)
         a_rlen(len(raw))
 

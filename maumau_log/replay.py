@@ -84,8 +84,11 @@ class ReplayVisitor(Protocol):
     def begin_game(self, report: GameReport) -> None:
         """A header was read (``report.engine`` is set when it resolved)."""
 
-    def event(self, report: GameReport, index: int, line: int, event: Event) -> None:
-        """The engine accepted event number ``index`` (1-based after the header)."""
+    def event(
+        self, report: GameReport, index: int, line: int, event: Event, raw: bytes
+    ) -> None:
+        """The engine accepted event number ``index`` (1-based after the header);
+        ``raw`` is its line as read (without the newline)."""
 
     def end_game(self, report: GameReport) -> None:
         """The game is over (valid, or stopped at ``report.violation``)."""
@@ -265,7 +268,7 @@ class Replayer:
                     )  # fmt: skip
                     continue
                 for v in self.visitors:
-                    v.event(g.report, index, line_no, ev)
+                    v.event(g.report, index, line_no, ev, raw)
         except LogReadError as exc:
             if exc.line is None:  # the file could not be opened at all
                 raise
