@@ -144,16 +144,21 @@ class _Table:
             return
         self.emit(Call(player=player, call=word))
 
+    def catchers(self, player: str) -> list[str]:
+        """Who may catch ``player``'s call fault: every other player (bias tables narrow it)."""
+        return [p for p in self.engine.players if p != player]
+
     def catches(self) -> None:
+        """Other players catch open call faults, each with probability ``bot.catch``."""
         e, rng = self.engine, self.rng
-        if e.awaiting_suit is not None:
-            return
         for player in sorted(e.faults):
             if e.awaiting_suit is not None:
                 return  # a catch reopened the round: the wild card's suit comes first
             if rng.random() >= self.bot.catch or player not in e.faults:
                 continue
-            others = [p for p in e.players if p != player]
+            others = self.catchers(player)
+            if not others:
+                continue
             by = others[int(rng.random() * len(others))]
             reason = e.faults[player]
             need = self.rules.call_penalty

@@ -28,7 +28,7 @@ from pathlib import Path
 import msgspec
 
 from .engine import PLAY, Action
-from .events import FORMAT_VERSION, Abandon, Deal, Event, Game, HandCount, Penalty, encode_event
+from .events import FORMAT_VERSION, Abandon, Deal, Event, Game, HandCount, encode_event
 from .rules import Ruleset, resolve
 from .shuffle import deal as fair_deal
 from .shuffle import shuffled
@@ -92,30 +92,13 @@ class CollusionTable(_Table):
 
     pairs: frozenset[frozenset[str]] = frozenset({frozenset({"p1", "p2"})})
 
-    def catches(self) -> None:
-        e, rng = self.engine, self.rng
-        if e.awaiting_suit is not None:
-            return
-        for player in sorted(e.faults):
-            if rng.random() >= self.bot.catch or player not in e.faults:
-                continue
-            others = [
-                p for p in e.players if p != player and frozenset({p, player}) not in self.pairs
-            ]
-            if not others:
-                continue
-            by = others[int(rng.random() * len(others))]
-            reason = e.faults[player]
-            need = self.rules.call_penalty
-            while need > 0:
-                self.ensure_stock()
-                n = min(need, len(e.stock))
-                if n == 0:
-                    break
-                self.emit(Penalty(player=player, reason=reason, by=by, cards=self.stock_top(n)))
-                need -= n
-                if e.penalty_owed is None:
-                    break
+    def catchers(self, player: str) -> list[str]:
+        """Every other player but ``player``'s partners."""
+        return [
+            p
+            for p in self.engine.players
+            if p != player and frozenset({p, player}) not in self.pairs
+        ]
 
 
 class PeekingTable(_Table):

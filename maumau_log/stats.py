@@ -41,6 +41,25 @@ POWER_COLUMNS: tuple[str, ...] = (
 """``results`` columns of power cards played, one per power."""
 
 
+def _common_filters(
+    lf: pl.LazyFrame, ruleset: str | None, since: str | None, include_invalid: bool
+) -> pl.LazyFrame:
+    """Valid rows only (unless ``include_invalid``), one ruleset, dated on or after ``since``.
+
+    Raises:
+        ValueError: ``since`` is not ``YYYY-MM-DD``.
+    """
+    if not include_invalid:
+        lf = lf.filter(pl.col("valid"))
+    if ruleset is not None:
+        lf = lf.filter(pl.col("ruleset") == ruleset)
+    if since is not None:
+        if not _DATE.match(since):
+            raise ValueError(f"--since must be a date YYYY-MM-DD, not {since!r}")
+        lf = lf.filter((pl.col("date") != UNKNOWN) & (pl.col("date") >= since))
+    return lf
+
+
 def filter_results(
     results: pl.LazyFrame,
     *,
@@ -66,15 +85,7 @@ def filter_results(
     Raises:
         ValueError: ``since`` is not ``YYYY-MM-DD``.
     """
-    lf = results
-    if not include_invalid:
-        lf = lf.filter(pl.col("valid"))
-    if ruleset is not None:
-        lf = lf.filter(pl.col("ruleset") == ruleset)
-    if since is not None:
-        if not _DATE.match(since):
-            raise ValueError(f"--since must be a date YYYY-MM-DD, not {since!r}")
-        lf = lf.filter((pl.col("date") != UNKNOWN) & (pl.col("date") >= since))
+    lf = _common_filters(results, ruleset, since, include_invalid)
     if player is not None:
         lf = lf.filter(pl.col("player") == player)
     if game_ids is not None:
@@ -252,15 +263,7 @@ def filter_matches(
     Raises:
         ValueError: ``since`` is not ``YYYY-MM-DD``.
     """
-    lf = matches
-    if not include_invalid:
-        lf = lf.filter(pl.col("valid"))
-    if ruleset is not None:
-        lf = lf.filter(pl.col("ruleset") == ruleset)
-    if since is not None:
-        if not _DATE.match(since):
-            raise ValueError(f"--since must be a date YYYY-MM-DD, not {since!r}")
-        lf = lf.filter((pl.col("date") != UNKNOWN) & (pl.col("date") >= since))
+    lf = _common_filters(matches, ruleset, since, include_invalid)
     if player is not None:
         lf = lf.filter(pl.col("players").list.contains(player))
     return lf
