@@ -597,6 +597,13 @@ class Engine:
             RuleViolation: the event breaks a rule; the code names the first failed check.
         """
         handler = _HANDLERS.get(type(event))
+        count = getattr(event, "count", None)
+        if count is not None and count < 0:
+            self._fail(
+                "schema_error",
+                f"count must not be negative (got {count})",
+                "schemas/ (FORMAT.md Events)",
+            )
         if handler is None:  # a header inside a game is split off by the replay driver
             self._fail("schema_error", "unexpected event type", "FORMAT.md Events")
             return
@@ -704,6 +711,12 @@ class Engine:
                     f"{size} cards for every player",
                 )
             if isinstance(hand, HandCount):
+                if hand.count < 0:
+                    self._fail(
+                        "schema_error",
+                        f"{p}'s hand count must not be negative (got {hand.count})",
+                        "schemas/defs.schema.json (hand)",
+                    )
                 cards = [HIDDEN] * hand.count
                 self.unseen = Counter()  # a partial log (FORMAT.md "Information levels")
             else:

@@ -174,8 +174,11 @@ def expand_paths(paths: Sequence[str | os.PathLike[str]]) -> list[Path]:
         for dirpath, _dirnames, filenames in os.walk(path, onerror=fail):
             base = Path(dirpath)
             for name in filenames:
-                if _is_log_name(name):
-                    found.append(base / name)
+                # no FIFO or device: reading one in a walked folder would block (a broken
+                # link is kept, to be reported as unreadable)
+                entry = base / name
+                if _is_log_name(name) and (entry.is_file() or not entry.exists()):
+                    found.append(entry)
         for candidate in sorted(found):
             add(candidate)
     return result

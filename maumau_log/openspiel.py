@@ -868,7 +868,7 @@ def _read_json_lines(name: str, lines: list[str]) -> Iterator[SourceGame | OpenS
             continue
         if not isinstance(obj, dict) or not isinstance(obj.get("game"), str):
             yield OpenSpielImportError(
-                'expected an object {"game": "<game string>", "history": [action ids]}',
+                'expected an object {"game": "<game string>", "history": [<action ids>]}',
                 name, i, number,
             )  # fmt: skip
             continue

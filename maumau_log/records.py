@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import time
 from array import array
@@ -446,9 +447,7 @@ class RecordCollector:
         ev.raw.append(raw)
         ev.raw_len.append(len(raw))
 
-    def event(
-        self, report: GameReport, index: int, line: int, event: Event, raw: bytes
-    ) -> None:
+    def event(self, report: GameReport, index: int, line: int, event: Event, raw: bytes) -> None:
         """Append one accepted event and the state it left; count it for ``results``.
         ``raw`` (the line as read) is stored as the event's JSON."""
         e = report.engine
@@ -528,7 +527,7 @@ class RecordCollector:
         """Add the game's rows, or drop its events when it is a duplicate or a conflict."""
         buf = self._buf
         start = self._start
-        gid = report.game_id if report.game_id is not None else f"?{report.file}:{report.line}"
+        gid = report.game_id if report.game_id is not None else _orphan_key(report)
         h = content_hash(buf.ev.raw[start:], report.violation, report.events)
         seen = self.known.get(gid)
         if seen is not None:
@@ -697,6 +696,12 @@ class IngestSummary:
         return 1 if self.invalid or self.conflicts else 0
 
 
+def _orphan_key(report: GameReport) -> str:
+    """The key of events outside any game: the file's real path and line, so that another
+    spelling of the same path names the same rows."""
+    return f"?{os.path.realpath(report.file)}:{report.line}"
+
+
 def ingest(
     paths: Iterable[str | Path],
     dataset: str | Path,
@@ -733,7 +738,7 @@ def ingest(
                 summary.invalid += 1
                 summary.violations.append(report.violation)
             summary.game_ids.append(
-                report.game_id if report.game_id is not None else f"?{report.file}:{report.line}"
+                report.game_id if report.game_id is not None else _orphan_key(report)
             )
             if on_report is not None:
                 on_report(report)

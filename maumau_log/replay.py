@@ -84,9 +84,7 @@ class ReplayVisitor(Protocol):
     def begin_game(self, report: GameReport) -> None:
         """A header was read (``report.engine`` is set when it resolved)."""
 
-    def event(
-        self, report: GameReport, index: int, line: int, event: Event, raw: bytes
-    ) -> None:
+    def event(self, report: GameReport, index: int, line: int, event: Event, raw: bytes) -> None:
         """The engine accepted event number ``index`` (1-based after the header);
         ``raw`` is its line as read (without the newline)."""
 
@@ -200,8 +198,14 @@ class Replayer:
                     continue
                 try:
                     ev = decode(raw)
-                except msgspec.DecodeError as exc:  # ValidationError: JSON of the wrong shape
-                    if isinstance(exc, msgspec.ValidationError):
+                except (msgspec.DecodeError, RecursionError) as exc:
+                    if isinstance(exc, RecursionError):
+                        problem = (
+                            "bad_json",
+                            "the JSON is nested too deeply to read",
+                            "FORMAT.md Files (one JSON object per line)",
+                        )
+                    elif isinstance(exc, msgspec.ValidationError):  # JSON of the wrong shape
                         problem = (
                             "schema_error",
                             _explain(raw, exc),
@@ -471,6 +475,18 @@ def _header_problem(h: Game) -> tuple[str, str, str] | None:
         return ("schema_error", "a game needs at least two players", "FORMAT.md Events (game)")
     if len(set(h.players)) != len(h.players):
         return ("schema_error", "game.players names a player twice", "FORMAT.md Events (game)")
+    if not h.game_id or (h.match_id is not None and not h.match_id) or "" in h.players:
+        return (
+            "schema_error",
+            "game_id, match_id and player ids must not be empty",
+            "schemas/events/game.schema.json",
+        )
+    if h.round is not None and not 1 <= h.round <= 2**31 - 1:
+        return (
+            "schema_error",
+            f"game.round must be a round number from 1, not {h.round}",
+            "schemas/events/game.schema.json",
+        )
     if h.dealer is not None and h.dealer not in h.players:
         return (
             "schema_error",
@@ -501,6 +517,17 @@ def _looks_like_header(raw: bytes) -> bool:
 
 
 def _guess_id(raw: bytes) -> str | None:
+    try:
+        obj = json.loads(raw)
+    except (ValueError, RecursionError):
+        obj = None
+    if isinstance(obj, dict):
+        gid = obj.get("game_id")
+        return None if gid is None else str(gid)[:200]
+    return _scan_id(raw)
+
+
+def _scan_id(raw: bytes) -> str | None:
     key = raw.find(b'"game_id"')
     if key < 0:
         return None

@@ -191,7 +191,7 @@ def test_illegal_actions_are_located() -> None:
 
 def test_read_both_formats() -> None:
     serialized = list(read_source(SAMPLES / "serialized.openspiel.txt"))
-    lines = list(read_source(SAMPLES / "histories.ndjson"))
+    lines = list(read_source(SAMPLES / "histories.openspiel.txt"))
     assert len(serialized) == 2 and len(lines) == 3
     for src in serialized + lines:
         assert not isinstance(src, OpenSpielImportError)
@@ -210,14 +210,14 @@ def test_cli_import_samples(tmp_path: Path) -> None:
 
 def test_shipped_imports_are_current(tmp_path: Path) -> None:
     out = tmp_path / "imported.jsonl"
-    sources = [str(SAMPLES / "serialized.openspiel.txt"), str(SAMPLES / "histories.ndjson")]
+    sources = [str(SAMPLES / "serialized.openspiel.txt"), str(SAMPLES / "histories.openspiel.txt")]
     res = _run("import", "openspiel", *sources, "--returns", "field", "--out", str(out))
     assert res.exit_code == 0, res.output
     assert out.read_text() == (SAMPLES / "imported.jsonl").read_text()
 
 
 def test_cli_rejects_with_located_errors(tmp_path: Path) -> None:
-    good = (SAMPLES / "histories.ndjson").read_text().splitlines()[0]
+    good = (SAMPLES / "histories.openspiel.txt").read_text().splitlines()[0]
     obj = json.loads(good)
     bad_action = dict(obj, history=[*obj["history"][:30], 99, *obj["history"][31:]])
     src = tmp_path / "in.ndjson"

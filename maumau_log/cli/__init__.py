@@ -7,13 +7,15 @@ query, analyze). Domain errors become exit codes only here:
 - 0: every game valid (or the command succeeded);
 - 1: violations found (invalid games);
 - 2: usage error or unreadable input (missing file, bad ruleset file, bad option);
-- 3: an internal error (a bug: reported in one line, never a traceback).
+- 3: an internal error (a bug: reported in one line, never a traceback);
+- 130: interrupted (Ctrl-C).
 
 Data goes to stdout; messages, reports and progress bars to stderr.
 """
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import NoReturn
 
@@ -40,17 +42,36 @@ err = Console(stderr=True, soft_wrap=True)
 """stderr: messages, summaries, progress."""
 
 
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def clean(text: str) -> str:
+    """Show control characters and bidi overrides from logs as ``\\uXXXX`` escapes, so a
+    player id cannot move the cursor, colour or reorder the terminal."""
+    return _CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def safe(text: str) -> str:
+    """Log text made harmless for rich: control characters shown, markup escaped."""
+    return escape(clean(text))
+
+
 def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
     """Print ``message`` to stderr and exit with ``code`` (2: usage or unreadable input)."""
-    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False)
+    err.print(f"[bold red]error:[/] {safe(message)}", highlight=False)
     raise typer.Exit(code)
 
 
 def main() -> None:
     """Console-script entry point: run the app, turning any stray exception into exit 3."""
-    from . import audit_cmds, data_cmds, import_cmds, replay_cmds  # noqa: F401  (register)
+    import signal
 
     try:
+        from . import audit_cmds, data_cmds, import_cmds, replay_cmds  # noqa: F401  (register)
+
+        # a library imported above may take SIGINT over; Ctrl-C must stop the command (and
+        # an interrupted ingest leaves the dataset as it was)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         app()
     except SystemExit:
         raise

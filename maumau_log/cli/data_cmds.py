@@ -20,7 +20,6 @@ import polars as pl
 import typer
 from rich import box
 from rich.console import Console
-from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -30,7 +29,7 @@ from ..records import IngestSummary, StoredGame, StoredMatch, ingest, load_game,
 from ..rules import RulesetError, find_preset
 from ..stats import STATS_BY, filter_matches, filter_results, match_stats, player_stats
 from ..store import DatasetError, scan, scan_all
-from . import EXIT_OK, EXIT_USAGE, EXIT_VIOLATIONS, app, err, fail, out
+from . import EXIT_OK, EXIT_USAGE, EXIT_VIOLATIONS, app, clean, err, fail, out, safe
 from .replay_cmds import RulesOpt, ValidationRun, load_rules_file, resolve_inputs
 
 DEFAULT_DATASET = Path("maumau-data")
@@ -78,7 +77,7 @@ def _rich_table(df: pl.DataFrame, title: str | None = None) -> Table:
         numeric = dtype.is_numeric()
         table.add_column(name, justify="right" if numeric else "left", overflow="fold")
     for row in df.iter_rows():
-        table.add_row(*(Text(_cell(v)) for v in row))
+        table.add_row(*(Text(clean(_cell(v))) for v in row))
     return table
 
 
@@ -125,7 +124,7 @@ def _board_table(
                 cells.append(f"{100 * value:.0f}-{100 * high:.0f}")
             else:
                 cells.append(format(value, fmt))
-        table.add_row(*(Text(c) for c in cells))
+        table.add_row(*(Text(clean(c)) for c in cells))
     return table
 
 
@@ -184,7 +183,7 @@ def _polars_error(exc: Exception) -> str:
 
 def _print_ingest(summary: IngestSummary) -> None:
     for c in summary.conflicts[:50]:
-        err.print(f"[bold red]conflict:[/] {escape(str(c))}", highlight=False)
+        err.print(f"[bold red]conflict:[/] {safe(str(c))}", highlight=False)
     if len(summary.conflicts) > 50:
         err.print(f"... and {len(summary.conflicts) - 50} more conflicts")
     rate = summary.events / summary.seconds if summary.seconds else 0.0
@@ -364,11 +363,11 @@ def _render_game(g: StoredGame) -> None:
         ("dealer", game["dealer"] or "-"),
         ("started", game["started_at"] or "-"),
         ("events", str(game["events"])),
-        ("status", status),
+        ("status", Text.from_markup(status)),
         ("winner", game["winner"] or "-"),
         ("source", f"{game['source_file']}:{game['source_line']}"),
     ):
-        head.add_row(key, Text(str(value)))
+        head.add_row(key, value if isinstance(value, Text) else Text(clean(str(value))))
     out.print(Panel(head, title="Game", expand=False))
     if g.results:
         res = pl.DataFrame(g.results).select(
@@ -378,11 +377,11 @@ def _render_game(g: StoredGame) -> None:
         _print_table(_rich_table(res, "Result"))
     for v in g.violations:
         text = (
-            f"[bold red]{escape(v['code'])}[/] at event {v['event_index']} "
-            f"({escape(str(v['file']))}:{v['line']}), player {escape(v['player'] or '-')}\n"
-            f"{escape(v['message'])}"
-            + (f"\n[dim]legal: {escape(v['expected'])}[/]" if v["expected"] else "")
-            + f"\n[dim]rule: {escape(v['rule'])}[/]"
+            f"[bold red]{safe(v['code'])}[/] at event {v['event_index']} "
+            f"({safe(str(v['file']))}:{v['line']}), player {safe(v['player'] or '-')}\n"
+            f"{safe(v['message'])}"
+            + (f"\n[dim]legal: {safe(v['expected'])}[/]" if v["expected"] else "")
+            + f"\n[dim]rule: {safe(v['rule'])}[/]"
         )
         out.print(Panel(text, title="Violation", expand=False))
     if g.at is None or g.event is None:
@@ -396,7 +395,7 @@ def _render_game(g: StoredGame) -> None:
         what += f" names {ev['suit']}"
     if ev["reason"]:
         what += f" ({ev['reason']})"
-    title = escape(f"State after event {g.at} of {g.stored_events - 1} (line {ev['line']}): {what}")
+    title = safe(f"State after event {g.at} of {g.stored_events - 1} (line {ev['line']}): {what}")
     s = g.state
     if s is None:
         out.print(Panel("[dim]the state cannot be rebuilt (no resolved ruleset)[/]", title=title))
@@ -408,9 +407,9 @@ def _render_game(g: StoredGame) -> None:
         marker = "▶ " if player == s["turn"] else "  "
         hands.add_row(
             str(seat),
-            Text(marker + player),
+            Text(clean(marker + player)),
             str(len(cards)),
-            Text(" ".join(cards) or "-"),
+            Text(clean(" ".join(cards) or "-")),
             Text(s["calls_due"].get(player, "-")),
         )
     facts = Table.grid(padding=(0, 2))
@@ -429,7 +428,7 @@ def _render_game(g: StoredGame) -> None:
         ("direction", direction),
         ("stock / discard", f"{s['stock_size']} / {s['discard_size']}"),
     ):
-        facts.add_row(key, Text(str(value)))
+        facts.add_row(key, Text(clean(str(value))))
     out.print(Panel(facts, title=title, expand=False))
     out.print(hands)
 
@@ -487,7 +486,7 @@ def _render_match(m: StoredMatch) -> None:
             why.append("not over")
         elif not match["ended"]:
             why.append("no match_end")
-        status = "[red]invalid[/]" + (f" ({escape(', '.join(why))})" if why else "")
+        status = "[red]invalid[/]" + (f" ({safe(', '.join(why))})" if why else "")
     if match["winner"] is not None:
         outcome = str(match["winner"])
     elif match["draw"]:
@@ -504,7 +503,7 @@ def _render_match(m: StoredMatch) -> None:
         ("winner", outcome),
         ("ingested", f"{_when(match['first_ingest'])} .. {_when(match['last_ingest'])}"),
     ):
-        head.add_row(key, Text(str(value)))
+        head.add_row(key, value if isinstance(value, Text) else Text(clean(str(value))))
     head.add_row("status", status)
     out.print(Panel(head, title="Match", expand=False))
     sheet = Table(title="Score sheet", highlight=False, box=box.SIMPLE_HEAD)
@@ -523,7 +522,7 @@ def _render_match(m: StoredMatch) -> None:
             score, total = r["scores"].get(p), r["totals"].get(p)
             cells.append("-" if score is None else str(score))
             cells.append("-" if total is None else str(total))
-        sheet.add_row(*(Text(c) for c in cells))
+        sheet.add_row(*(Text(clean(c)) for c in cells))
     _print_table(sheet)
 
 
@@ -619,7 +618,7 @@ def match_cmd(
     running total) and a chart of the running totals.
 
     --chart terminal draws text bars below the sheet; --chart png (matplotlib) and --chart
-    html (plotly, self-contained) write --out FILE (install with the [plot] extra). --json
+    html (plotly, self-contained) write --out FILE (install with the \\[plot] extra). --json
     prints {"match": the matches row, "rounds": [{round, game_id, dealer, winner, valid,
     scores, totals}, ...]} instead of the sheet.
     """

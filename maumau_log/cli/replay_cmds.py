@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Annotated, Any, BinaryIO
 
 import typer
-from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -27,7 +26,7 @@ from ..rules import (
 )
 from ..schema import load_schema
 from ..violations import Violation
-from . import EXIT_OK, EXIT_USAGE, EXIT_VIOLATIONS, app, err, fail, out
+from . import EXIT_OK, EXIT_USAGE, EXIT_VIOLATIONS, app, err, fail, out, safe
 
 RulesOpt = Annotated[
     Path | None,
@@ -146,11 +145,11 @@ class ValidationRun:
                 place += "-" if v.event_index is None else str(v.event_index)
                 if v.player:
                     place += f", player {v.player}"
-                err.print(f"{escape(where)}  {escape(place)}", highlight=False)
-                err.print(f"  [bold red]{v.code}[/]: {escape(v.message)}", highlight=False)
+                err.print(f"{safe(where)}  {safe(place)}", highlight=False)
+                err.print(f"  [bold red]{v.code}[/]: {safe(v.message)}", highlight=False)
                 if v.expected:
-                    err.print(f"  [dim]legal:[/] {escape(v.expected)}", highlight=False)
-                err.print(f"  [dim]rule:  {escape(v.rule)}[/]", highlight=False)
+                    err.print(f"  [dim]legal:[/] {safe(v.expected)}", highlight=False)
+                err.print(f"  [dim]rule:  {safe(v.rule)}[/]", highlight=False)
             if len(self.violations) > limit:
                 err.print(f"... and {len(self.violations) - limit} more (use --json for all)")
             codes = Counter(v.code for v in self.violations)
@@ -163,7 +162,7 @@ class ValidationRun:
                 markup=False,
             )
         for problem in self.unreadable:
-            err.print(f"[bold red]unreadable:[/] {escape(problem)}", highlight=False)
+            err.print(f"[bold red]unreadable:[/] {safe(problem)}", highlight=False)
         colour = "green" if not self.violations and not self.unreadable else "red"
         err.print(
             f"[bold {colour}]{self.games} games: {self.valid} valid, "
@@ -226,9 +225,15 @@ def simulate(
         except json.JSONDecodeError as exc:
             fail(f"--options is not JSON: {exc}")
     try:
-        resolve(ruleset, opts)
+        rules = resolve(ruleset, opts)
     except RulesetError as exc:
         fail(str(exc))
+    need = rules.hand_size_for(players) * players + 1
+    if need > len(rules.pack):
+        fail(
+            f"{players} players need {need} cards for the deal and the starter; a "
+            f"{rules.preset} pack holds {len(rules.pack)} (options: packs, ranks, hand_size)"
+        )
     try:
         gen = (
             run_sim(ruleset, players, games, seed, options=opts)
@@ -368,7 +373,7 @@ def compare_cmd(
         out.print_json(json.dumps({"games": results}))
     else:
         for row in results:
-            row = {k: escape(v) if isinstance(v, str) else v for k, v in row.items()}
+            row = {k: safe(v) if isinstance(v, str) else v for k, v in row.items()}
             if row["agree"]:
                 err.print(f"[green]{row['game_id']}[/] ({row['seat']}): agrees with the server")
             elif "problem" in row:
@@ -377,8 +382,8 @@ def compare_cmd(
                 err.print(
                     f"[red]{row['game_id']}[/] ({row['seat']}): first disagreement at event "
                     f"{row['event_index']} (line {row['seat_line']})\n"
-                    f"  server shows: {escape(json.dumps(row['server']))}\n"
-                    f"  seat logged : {escape(json.dumps(row['seat_event']))}",
+                    f"  server shows: {safe(json.dumps(row['server']))}\n"
+                    f"  seat logged : {safe(json.dumps(row['seat_event']))}",
                     highlight=False,
                 )
     raise typer.Exit(EXIT_OK if all(r["agree"] for r in results) else EXIT_VIOLATIONS)

@@ -45,7 +45,7 @@ def main() -> None:
     ):
         game, state = play(gs, seed)
         lines.append(json.dumps({"game": str(game), "history": state.history()}))
-    (HERE / "histories.ndjson").write_text("\n".join(lines) + "\n")
+    (HERE / "histories.openspiel.txt").write_text("\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":
