@@ -67,6 +67,7 @@ from scipy import stats as sps
 
 from .engine import Engine, RuleViolation
 from .events import Abandon, Deal, Draw, Game, Pass, Penalty, Play, decode_event
+from .matches import RoundContext
 from .rules import Ruleset, RulesetError, resolve
 from .store import UNKNOWN, scan_all
 
@@ -335,12 +336,32 @@ def _behind(hands: dict[str, list[str]], player: str) -> bool:
     return any(len(h) < mine for p, h in hands.items() if p != player)
 
 
-def _replay(game: _GameFacts, raws: list[str]) -> None:
-    """Replay one valid game's stored events and fill in ``game``'s facts."""
+def _replay(game: _GameFacts, raws: list[str], prev_winner: str | None = None) -> None:
+    """Replay one valid game's stored events and fill in ``game``'s facts.
+
+    A match round is replayed on its own: the ingest already checked it against its
+    match, so its dealt hand sizes are taken from its deal and the previous round's winner
+    (for ``first_player = "previous_winner"``) from the games table; match checks are off.
+    """
     header = decode_event(raws[0])
     if not isinstance(header, Game):
         raise ValueError("event 0 is not a header")
-    engine = Engine(game.rules, header)
+    ctx = None
+    if header.match_id is not None and len(raws) > 1:
+        deal = decode_event(raws[1])
+        sizes = (
+            {p: len(h) if isinstance(h, list) else h.count for p, h in deal.hands.items()}
+            if isinstance(deal, Deal)
+            else None
+        )
+        ctx = RoundContext(
+            header.match_id,
+            header.round or 1,
+            first_player=prev_winner,
+            hand_sizes=sizes,
+            checked=False,
+        )
+    engine = Engine(game.rules, header, ctx)
     game.dealer = engine.dealer
     prev_t = _time_ms(header.t)
     prev_player: str | None = None
@@ -413,6 +434,8 @@ def _collect(dataset: str | os.PathLike[str]) -> _Data:
         tables["games"]
         .select(
             "game_id",
+            "match_id",
+            "round",
             "players",
             "n_players",
             "dealer",
@@ -442,6 +465,10 @@ def _collect(dataset: str | os.PathLike[str]) -> _Data:
         variants[rs].add(oh)
     rules_cache: dict[tuple[str, str], Ruleset | None] = {}
     facts: list[_GameFacts] = []
+    winners: dict[tuple[str, int], str | None] = {}
+    for mid, rnd, won in games.select("match_id", "round", "winner").iter_rows():
+        if mid is not None and rnd is not None:
+            winners[(mid, rnd)] = won
     for row in games.filter(pl.col("valid")).iter_rows(named=True):
         key = (row["ruleset"], row["options"])
         if key not in rules_cache:
@@ -457,8 +484,11 @@ def _collect(dataset: str | os.PathLike[str]) -> _Data:
         if len(variants[label]) > 1:
             label = f"{label}#{(row['options_hash'] or '')[:6]}"
         g = _GameFacts(row["game_id"], label, rules, list(row["players"]), 0, row["winner"])
+        prev = None
+        if row["match_id"] is not None and row["round"] is not None:
+            prev = winners.get((row["match_id"], row["round"] - 1))
         try:
-            _replay(g, raws)
+            _replay(g, raws, prev)
         except (RuleViolation, msgspec.DecodeError, ValueError, KeyError):
             continue
         facts.append(g)
