@@ -114,3 +114,13 @@ def test_python_dash_m_runs_the_same_app() -> None:
     )
     assert res.returncode == 0
     assert "validate" in res.stdout and "simulate" in res.stdout
+
+
+def test_validate_notes_a_game_id_used_twice(tmp_path: Path) -> None:
+    log = (EXAMPLES / "classic_other_engine.jsonl").read_bytes()
+    (tmp_path / "twice.jsonl").write_bytes(log + log)
+    res = runner.invoke(app, ["validate", str(tmp_path / "twice.jsonl"), "--json"])
+    assert res.exit_code == 0  # each copy is a valid game; the note is not a violation
+    doc = json.loads(res.stdout)
+    assert (doc["games"], doc["valid"]) == (4, 4)
+    assert doc["duplicate_game_ids"] == ["jm-2p-004", "jm-3p-001"]

@@ -74,6 +74,7 @@ class ValidationRun:
         self.violations: list[Violation] = []
         self.unreadable: list[str] = []
         self.partial: list[dict[str, Any]] = []
+        self._ids: Counter[str] = Counter()
 
     def run(self, replayer: Replayer, files: list[Path], progress: bool = True) -> None:
         """Replay ``files``; a file that cannot be opened is noted, the others go on."""
@@ -107,6 +108,8 @@ class ValidationRun:
         """Count one game's report."""
         if report.game_id is not None or report.header is not None or not report.valid:
             self.games += 1
+        if report.game_id is not None:
+            self._ids[report.game_id] += 1
         if report.valid:
             self.valid += 1
         elif report.violation is not None:
@@ -116,6 +119,11 @@ class ValidationRun:
             self.partial.append(
                 {"file": report.file, "game_id": report.game_id, "unchecked": unchecked}
             )
+
+    @property
+    def duplicate_ids(self) -> list[str]:
+        """game_ids used by more than one game (ingest would store only the first)."""
+        return sorted(gid for gid, n in self._ids.items() if n > 1)
 
     @property
     def exit_code(self) -> int:
@@ -133,6 +141,7 @@ class ValidationRun:
             "violations": [v.to_dict() for v in self.violations],
             "unreadable": self.unreadable,
             "partial": self.partial,
+            "duplicate_game_ids": self.duplicate_ids,
         }
 
     def print_report(self, limit: int = 50) -> None:
@@ -160,6 +169,16 @@ class ValidationRun:
                 "made: " + "; ".join(sorted({u for p in self.partial for u in p["unchecked"]})),
                 highlight=False,
                 markup=False,
+            )
+        if self.duplicate_ids:
+            shown = ", ".join(self.duplicate_ids[:10])
+            more = (
+                f" and {len(self.duplicate_ids) - 10} more" if len(self.duplicate_ids) > 10 else ""
+            )
+            err.print(
+                f"[yellow]note:[/] game_id used by more than one game: {safe(shown)}{more} "
+                "(ingest stores only the first)",
+                highlight=False,
             )
         for problem in self.unreadable:
             err.print(f"[bold red]unreadable:[/] {safe(problem)}", highlight=False)
