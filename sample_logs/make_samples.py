@@ -841,6 +841,22 @@ def main() -> None:
         "with the optional `seq` and `t` on every event and `scores` in round_end; "
         "see the comment in make_samples.py for the story",
     ))  # fmt: skip
+    # one game of every other preset (issue 5): a simulated game of about 50 events
+    for preset in ("online", "online-penalty", "prsi", "pesten", "puque", "russian", "faraon",
+                   "neuner", "serbian", "crazy-eights"):  # fmt: skip
+        players = 4 if preset == "serbian" else 3
+        best: tuple[int, list[Line]] | None = None
+        for s in range(1, 60):
+            events = next(simulate(preset, players, 1, s, id_prefix=f"sample-{preset}"))
+            game = [json.loads(encode_event(ev)) for ev in events]
+            if best is None or abs(len(game) - 50) < abs(len(best[1]) - 50):
+                best = (s, game)
+        assert best is not None
+        valid.append((
+            f"presets/{preset}.jsonl",
+            jsonl(best[1]),
+            f"one `{preset}` game for {players} players (seed {best[0]}, about 50 events)",
+        ))  # fmt: skip
     for name, data, _ in valid:
         write(VALID / name, data)
     for src in sorted(EXAMPLES.glob("*.jsonl")):

@@ -78,6 +78,22 @@ VALID_FILES = {
     "standard_4p.jsonl": 1,
     "other_engines/classic_other_engine.jsonl": 2,
     "other_engines/standard_other_engine.jsonl": 2,
+    # one game of every other preset (issue 5 "Done when")
+    **{
+        f"presets/{preset}.jsonl": 1
+        for preset in (
+            "online",
+            "online-penalty",
+            "prsi",
+            "pesten",
+            "puque",
+            "russian",
+            "faraon",
+            "neuner",
+            "serbian",
+            "crazy-eights",
+        )
+    },
 }
 
 
