@@ -758,8 +758,7 @@ def _catch_tests(facts: list[_GameFacts], min_games: int) -> list[Finding]:
             f"{b} caught {k} of {a}'s {n} catchable call faults ({f.expected:.1f} expected "
             f"at the table's catch rate)"
         )
-        f.evidence["games"] = sorted({e[0] for e in pair_events[(a, b)]})[:MAX_EVIDENCE]
-        f.evidence["events"] = pair_events[(a, b)][:MAX_EVIDENCE]
+        _set_evidence(f, pair_events[(a, b)])
     return out
 
 
@@ -895,9 +894,15 @@ def _draw_tests(
             f"{kk} of {used} drawn cards playable ({100 * kk / used:.0f}%), "
             f"{f.expected:.1f} expected at the other players' rates (dispersion {phi:.2f})"
         )
-        f.evidence["events"] = evidence[p][:MAX_EVIDENCE]
-        f.evidence["games"] = sorted({e[0] for e in evidence[p]})[:MAX_EVIDENCE]
+        _set_evidence(f, evidence[p])
     return out
+
+
+def _set_evidence(f: Finding, events: Sequence[Any]) -> None:
+    """A finding's evidence: up to MAX_EVIDENCE ``[game_id, event_index, ...]`` entries and
+    the games they come from."""
+    f.evidence["events"] = list(events[:MAX_EVIDENCE])
+    f.evidence["games"] = sorted({e[0] for e in events})[:MAX_EVIDENCE]
 
 
 def _timing_tests(
@@ -949,8 +954,7 @@ def _timing_tests(
             f"{row['median_decision_ms']:.0f} ms), {f.expected:.1f} expected at the other "
             "players' rate"
         )
-        f.evidence["events"] = fast_events[p][:MAX_EVIDENCE]
-        f.evidence["games"] = sorted({e[0] for e in fast_events[p]})[:MAX_EVIDENCE]
+        _set_evidence(f, fast_events[p])
     return out
 
 
@@ -993,8 +997,7 @@ def _abandon_tests(
         f.summary = (
             f"{k} of {n} abandons while behind; {100 * q:.0f}% of the player's time is spent behind"
         )
-        f.evidence["events"] = [[gid, i] for b, gid, i in quits[p] if b][:MAX_EVIDENCE]
-        f.evidence["games"] = sorted({e[0] for e in f.evidence["events"]})
+        _set_evidence(f, [[gid, i] for b, gid, i in quits[p] if b])
     return out
 
 

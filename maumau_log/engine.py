@@ -1402,7 +1402,7 @@ class Engine:
                 "option skip; PRESETS.md ruling 6",
                 self.describe_legal(),
             )
-        n = len(ev.cards) if ev.cards is not None else (ev.count if ev.count is not None else 1)
+        n = _size(ev, 1)
         rules = self.rules
         if self.pending_draw:
             if ev.reason is not None and ev.reason != "effect":
@@ -1496,7 +1496,7 @@ class Engine:
                 f"a suit event by {self.awaiting_suit}",
             )
         owed = self.prev_owed[player]
-        n = len(ev.cards) if ev.cards is not None else (ev.count if ev.count is not None else owed)
+        n = _size(ev, owed)
         if n > owed or (n < owed and n != len(self.stock)):
             self._fail(
                 "wrong_draw_count",
@@ -1706,7 +1706,7 @@ class Engine:
                     "PRESETS.md rulings 9-10 (calls and catches)",
                 )
             need = rules.call_penalty
-        n = len(ev.cards) if ev.cards is not None else (ev.count if ev.count is not None else need)
+        n = _size(ev, need)
         if n > need or (n < need and n != len(self.stock)):
             self._fail(
                 "wrong_penalty",
@@ -2031,6 +2031,13 @@ class Engine:
             "hands": {p: list(h) for p, h in self.hands.items()},
             "calls_due": dict(self.faults),
         }
+
+
+def _size(ev: Draw | Penalty, default: int) -> int:
+    """Cards a draw or penalty takes: its ``cards``, else its ``count``, else ``default``."""
+    if ev.cards is not None:
+        return len(ev.cards)
+    return ev.count if ev.count is not None else default
 
 
 def _what(verb: str, cards: list[Card] | None) -> str:
