@@ -16,6 +16,7 @@ PRESETS.md ruling 1), draws (FORMAT.md "Conventions", PRESETS.md rulings 11-12),
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -449,8 +450,11 @@ class Engine:
             return [card] if ok and card is not None else []
         return sorted({c for c in hand if self.playable(c) and self._finish_allowed(player, c)})
 
-    def _can_draw(self, player: str) -> tuple[bool, str]:
-        """Whether ``player`` may make a non-effect draw now, and the reason to log."""
+    def _can_draw(self, player: str, note: bool = False) -> tuple[bool, str]:
+        """Whether ``player`` may make a non-effect draw now, and the reason to log.
+
+        A pure question unless ``note`` (the replay of a real draw): then what a hidden
+        hand kept from being checked is added to ``unchecked``."""
         if self.pending_draw or self.must_play is not None or self.turn_over_after_draw:
             return False, ""
         if self._drawable() == 0:
@@ -459,7 +463,7 @@ class Engine:
             if self.cover_drawing:
                 return True, "cover"
             can_cover = any(self.playable(c) for c in self.hands[player] if c != HIDDEN)
-            if not can_cover and HIDDEN in self.hands[player]:
+            if note and not can_cover and HIDDEN in self.hands[player]:
                 self.unchecked.add("whether a hidden hand could cover before drawing")
             return (not can_cover or self.rules.voluntary_draw), "cover"
         if self.draws_this_turn >= self.rules.max_draws:
@@ -467,15 +471,16 @@ class Engine:
         if self.draws_this_turn and self.rules.play_after_draw == "none":
             return False, ""
         has_play = any(self.can_play(player, c) for c in self.hands[player] if c != HIDDEN)
-        if not has_play and HIDDEN in self.hands[player]:
+        if note and not has_play and HIDDEN in self.hands[player]:
             self.unchecked.add("whether a hidden hand could play before drawing or passing")
         if has_play and not self.rules.voluntary_draw:
             return False, ""
         return True, ("voluntary" if has_play else "no_play")
 
-    def _can_pass(self, player: str) -> bool:
+    def _can_pass(self, player: str, note: bool = False) -> bool:
         """PRESETS.md ruling 11: pass after ``max_draws`` draws (or a draw that emptied the
-        stock) where a drawn card may be played, or with nothing to draw."""
+        stock) where a drawn card may be played, or with nothing to draw. Pure unless
+        ``note`` (as :meth:`_can_draw`)."""
         if self.pending_draw or self.pending_skip or self.must_play is not None:
             return False
         if self.turn_over_after_draw:
@@ -487,13 +492,16 @@ class Engine:
         ):
             return True
         if self._drawable() == 0:
-            if HIDDEN in self.hands[player] and not self.legal_plays(player):
+            if note and HIDDEN in self.hands[player] and not self.legal_plays(player):
                 self.unchecked.add("whether a hidden hand could play before drawing or passing")
             return self.rules.voluntary_draw or not self.legal_plays(player)
         return False
 
     def legal_actions(self) -> list[Action]:
         """Every legal next action (calls and penalties aside), for bots and messages.
+
+        A pure query: the state is left as it was found (a pending draw that lapses, or a
+        skip that would be taken, is looked at on a copy).
 
         Returns:
             A list of :class:`Action`; empty once the round is finished.
@@ -504,7 +512,11 @@ class Engine:
             return []
         if self.awaiting_suit is not None:
             return [Action("suit", self.awaiting_suit, s) for s in SUITS]
-        self._settle()
+        if (self.pending_draw or self.prev_owed) and self._drawable() == 0:
+            settled = copy.copy(self)  # shallow: _settle only rebinds scalars and prev_owed
+            settled.prev_owed = dict(self.prev_owed)
+            settled._settle()
+            return settled.legal_actions()
         if self.prev_owed:  # an owed previous-player draw comes first (ruling 8)
             return [
                 Action(
@@ -516,12 +528,10 @@ class Engine:
         player = self.current_player
         if self.pending_skip:
             acts.extend(self._play_actions(player))
-            saved = (self.current, self.pending_skip)
-            self.current, self.pending_skip = self._next_seat(self.current, self.pending_skip), 0
-            try:
-                acts.extend(self._turn_actions(self.current_player))
-            finally:
-                self.current, self.pending_skip = saved
+            taken = copy.copy(self)  # the skip taken: the next player's turn (a copy)
+            taken.current = self._next_seat(self.current, self.pending_skip)
+            taken.pending_skip = 0
+            acts.extend(taken._turn_actions(taken.current_player))
             return acts
         return acts + self._turn_actions(player)
 
@@ -1454,7 +1464,7 @@ class Engine:
                 "FORMAT.md Conventions (effect draws); PRESETS.md ruling 16",
                 self.describe_legal(),
             )
-        ok, _ = self._can_draw(player)
+        ok, _ = self._can_draw(player, note=True)
         if not ok:
             self._fail(
                 "wrong_draw_count",
@@ -1617,7 +1627,7 @@ class Engine:
             )
         self.jump_open = False
         self._note_turn_action(player)
-        if not self._can_pass(player):
+        if not self._can_pass(player, note=True):
             if self.rules.play_after_draw == "none" and self.draws_this_turn:
                 why = "the draw already ended the turn"
             elif self.must_play is not None:
@@ -1912,7 +1922,9 @@ class Engine:
         scores = round_scores(self.rules, self.players, final, winner, self.last_play)
         self.scores = scores
         self._match_after_round(winner, scores)
-        if ev.scores is not None and self.rules.scoring != "none":
+        # a claimed score is checked under every system: "none" scores every player 0, so
+        # a claim there must list every player with 0 (README "Decisions": scoring none)
+        if ev.scores is not None:
             for p in self.players:
                 if p not in ev.scores:
                     self._fail(
