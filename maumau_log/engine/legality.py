@@ -1,0 +1,285 @@
+"""Pure questions of legality: one source for every decision (check, ask, do; STYLE.md
+habits 3 and 14).
+
+Each decision is made once, by a function that returns the problem (or None, or the draw's
+reason): :func:`play_problem` backs :func:`can_play`, :func:`legal_plays`, the legal actions
+and the violation message; :func:`draw_problem` and :func:`pass_problem` do the same for
+draws and passes. Nothing here changes the state, except that the apply path may pass
+``notes`` (the state's ``unchecked`` set) to record what a hidden hand kept from being
+checked.
+
+Rules: what may go on the pile (RULES.md "What every system shares"; PRESETS.md ruling 1,
+``wild_on_wild``), answers to a pending draw (RULES.md 2, rulings 2-3, ``draw_answer``) or
+skip (ruling 6, ``skip_answer``), ``no_finish_on``, plays after a draw
+(``play_after_draw``), covers (ruling 5), draws and passes (rulings 11-12, 16).
+"""
+
+from __future__ import annotations
+
+from ..cards import Card
+from .errors import Problem
+from .state import HIDDEN, PLAY, State, drawable
+
+
+def playable(s: State, card: Card) -> bool:
+    """True when ``card`` may go on the discard pile in an ordinary turn (no pending draw
+    or skip): it matches the suit to follow, or the top card's suit or rank, or it is a
+    wild card (not on a wild card played as one unless ``wild_on_wild``). RULES.md
+    "What every system shares"; PRESETS.md ruling 1.
+    """
+    info = s.cards[card]
+    if info.wild:
+        return s.rules.wild_on_wild or not s.top_played_wild
+    if s.any_card:
+        return True
+    if s.suit_to_follow is not None:
+        return info.suit == s.suit_to_follow
+    top = s.cards[s.discard[-1]]
+    return info.suit == top.suit or info.rank == top.rank
+
+
+def answers_draw(s: State, card: Card) -> bool:
+    """``card`` answers the pending draw (``draw_answer``, ``draw_cancel``; rulings 2-3)."""
+    info = s.cards[card]
+    if info.cancel:
+        return True
+    if info.wild and s.rules.wild_on_pending:
+        return True
+    if info.draw <= 0:
+        return False
+    if s.rules.draw_answer == "same_rank":
+        return info.rank == s.pending_rank
+    return s.rules.draw_answer == "any_draw_card"
+
+
+def answers_skip(s: State, card: Card) -> bool:
+    """``card`` answers the pending skip (``skip_answer``, ``wild_on_pending``; ruling 6)."""
+    info = s.cards[card]
+    if info.wild and s.rules.wild_on_pending:
+        return True
+    return s.rules.skip_answer and info.skip and info.rank == s.skip_rank
+
+
+def finish_allowed(s: State, player: str, card: Card, count: int = 1) -> bool:
+    """``player`` may lay down ``count`` cards ending with ``card`` as the last ones
+    (``no_finish_on``; a cover card may, ruling 5)."""
+    info = s.cards[card]
+    return not (len(s.hands[player]) == count and info.no_finish and not info.cover)
+
+
+def pending_draw(s: State) -> int:
+    """The pending draw as it stands: one with no card left anywhere has lapsed (ruling 12),
+    whether or not an event has settled it yet."""
+    if s.pending_draw and drawable(s) == 0:
+        return 0
+    return s.pending_draw
+
+
+def owed_previous(s: State) -> dict[str, int]:
+    """Previous-player draws still owed (ruling 8); none with no card left anywhere."""
+    if s.prev_owed and drawable(s) == 0:
+        return {}
+    return s.prev_owed
+
+
+def turn_play_problem(s: State, player: str, card: Card) -> Problem | None:
+    """Why ``player``, whose turn it is (no skip pending), may not play ``card`` now, or
+    None. The one source of a play's legality (see the module doc)."""
+    if s.must_play is not None:
+        if card == s.must_play:
+            return None
+        return (
+            "card_does_not_match",
+            f"{player} drew {s.must_play}, which covers the {s.discard[-1]}, and must play it",
+            "option cover_draw; PRESETS.md ruling 5",
+        )
+    if s.turn_over_after_draw or s.cover_drawing:
+        return _after_that_draw(player)
+    pending = pending_draw(s)
+    if pending:
+        if s.serving:
+            return _after_that_draw(player)
+        if answers_draw(s, card):
+            return None
+        return (
+            "missed_penalty",
+            f"{player} must draw {pending} (pending from a {s.pending_rank}) "
+            f"or answer it; {card} does not answer it",
+            f"options draw, draw_answer = {s.rules.draw_answer!r}",
+        )
+    if s.draws_this_turn:
+        after = s.rules.play_after_draw
+        if after == "drawn" and card != s.drawn_card and s.drawn_card != HIDDEN:
+            return (
+                "card_does_not_match",
+                f"after drawing, {player} may play only the drawn card ({s.drawn_card})",
+                "option play_after_draw = 'drawn'",
+            )
+        if after == "none":
+            return (
+                "card_does_not_match",
+                f"{player} may not play after drawing",
+                "option play_after_draw = 'none'",
+            )
+    if not finish_allowed(s, player, card):
+        return (
+            "card_does_not_match",
+            f"{player} may not go out on {card}",
+            f"option no_finish_on = {list(s.rules.no_finish_on)}",
+        )
+    if playable(s, card):
+        return None
+    top = s.discard[-1]
+    if s.cards[card].wild:
+        why = f"{card} is wild but may not go on the wild card {top}"
+        rule = "option wild_on_wild = false"
+    elif s.suit_to_follow is not None:
+        why = f"{card} does not follow the named suit {s.suit_to_follow}"
+        rule = "RULES.md 1-2 (J wild, names the suit)"
+    else:
+        why = f"{card} matches neither the suit nor the rank of {top}"
+        rule = "RULES.md (a card matches the rank or suit of the top discard)"
+    return ("card_does_not_match", f"{player} plays {card}: {why}", rule)
+
+
+def _after_that_draw(player: str) -> Problem:
+    return (
+        "card_does_not_match",
+        f"{player} may not play after that draw",
+        "options draw_ends_turn / cover_draw",
+    )
+
+
+def play_problem(s: State, player: str, card: Card) -> Problem | None:
+    """Why ``player`` may not play ``card`` (held) now, or None: the round's phase, a suit
+    still to name, a pending skip (only its answer), the turn, then
+    :func:`turn_play_problem`."""
+    if s.phase != PLAY:
+        return ("play_after_round_end", f"{player} plays {card} outside play", "FORMAT.md Events")
+    if s.awaiting_suit is not None:
+        return (
+            "missing_suit_choice",
+            f"{s.awaiting_suit} played a wild card and named no suit",
+            "option wild_names_suit; FORMAT.md Conventions (suit right after the wild)",
+        )
+    if s.pending_skip and player == s.players[s.current]:
+        if answers_skip(s, card):
+            return None
+        return (
+            "card_does_not_match",
+            f"{player} is skipped by a {s.skip_rank} and may only answer with a "
+            f"{s.skip_rank}; {card} does not answer it",
+            "option skip_answer; PRESETS.md ruling 6",
+        )
+    if player != s.players[s.current]:
+        return (
+            "wrong_player",
+            f"{player} plays {card} but it is {s.players[s.current]}'s turn",
+            "turn order (FORMAT.md Conventions: Seats and turns)",
+        )
+    return turn_play_problem(s, player, card)
+
+
+def can_play(s: State, player: str, card: Card) -> bool:
+    """True when ``player`` may play ``card`` (held) now (:func:`play_problem` is None)."""
+    return play_problem(s, player, card) is None
+
+
+def held(s: State, player: str) -> list[Card]:
+    """The distinct shown cards of ``player``'s hand, sorted."""
+    return sorted({c for c in s.hands[player] if c != HIDDEN})
+
+
+def legal_plays(s: State, player: str) -> list[Card]:
+    """The distinct cards ``player`` may play now, sorted (empty when it is not their move)."""
+    return [c for c in held(s, player) if play_problem(s, player, c) is None]
+
+
+def turn_plays(s: State, player: str) -> list[Card]:
+    """The distinct cards ``player`` may play as the player to move with no skip pending
+    (a pending skip taken: the next player's plays)."""
+    return [c for c in held(s, player) if turn_play_problem(s, player, c) is None]
+
+
+def draw_problem(s: State, player: str, notes: set[str] | None = None) -> tuple[str, str]:
+    """Whether ``player``, to move, may make a non-effect draw now (rulings 5, 11, 16).
+
+    Args:
+        notes: where to record what a hidden hand kept from being checked (the apply path
+            passes ``unchecked``; queries pass None and change nothing).
+    Returns:
+        ``(reason, "")`` for a legal draw (``"no_play"``, ``"voluntary"`` or ``"cover"``),
+        else ``("", why)``.
+    """
+    if pending_draw(s):
+        return "", f"a draw of {s.pending_draw} is pending"
+    if s.must_play is not None:
+        return "", f"the drawn {s.must_play} covers and must be played"
+    if s.turn_over_after_draw:
+        return "", "the turn is over after that draw; pass"
+    if drawable(s) == 0:
+        return "", "nothing is left to draw"
+    hand = s.hands[player]
+    if s.cover_owed is not None:
+        if s.cover_drawing:
+            return "cover", ""
+        can_cover = [c for c in hand if c != HIDDEN and playable(s, c)]
+        if notes is not None and not can_cover and HIDDEN in hand:
+            notes.add("whether a hidden hand could cover before drawing")
+        if not can_cover or s.rules.voluntary_draw:
+            return "cover", ""
+        return "", _can_play_text(s, player)
+    if s.draws_this_turn >= s.rules.max_draws:
+        return "", f"already drew {s.draws_this_turn} time(s) this turn"
+    if s.draws_this_turn and s.rules.play_after_draw == "none":
+        return "", "the rules do not allow a draw now"
+    has_play = any(turn_play_problem(s, player, c) is None for c in hand if c != HIDDEN)
+    if notes is not None and not has_play and HIDDEN in hand:
+        notes.add("whether a hidden hand could play before drawing or passing")
+    if not has_play:
+        return "no_play", ""
+    if s.rules.voluntary_draw:
+        return "voluntary", ""
+    return "", _can_play_text(s, player)
+
+
+def _can_play_text(s: State, player: str) -> str:
+    plays = turn_plays(s, player)
+    if plays:
+        return f"{player} can play ({' '.join(plays)}) and voluntary draws are not allowed"
+    return "the rules do not allow a draw now"
+
+
+def pass_problem(
+    s: State, player: str, skip: int | None = None, notes: set[str] | None = None
+) -> str | None:
+    """Why ``player``, to move, may not pass now, or None (PRESETS.md ruling 11): a pass
+    comes after ``max_draws`` draws (or a draw that emptied the stock) where a drawn card
+    may be played, or with nothing to draw. ``skip``: the pending skip to assume (None: the
+    state's); ``notes`` as :func:`draw_problem`.
+    """
+    if skip is None:
+        skip = s.pending_skip
+    ok = False
+    if pending_draw(s) or skip or s.must_play is not None:
+        ok = False
+    elif s.turn_over_after_draw or (
+        s.rules.play_after_draw != "none"
+        and s.draws_this_turn
+        and (s.draws_this_turn >= s.rules.max_draws or not s.stock)
+    ):
+        ok = True  # after the draws a turn allows (ruling 11)
+    elif drawable(s) == 0:
+        plays = turn_plays(s, player)
+        if notes is not None and HIDDEN in s.hands[player] and not plays:
+            notes.add("whether a hidden hand could play before drawing or passing")
+        ok = s.rules.voluntary_draw or not plays
+    if ok:
+        return None
+    if s.rules.play_after_draw == "none" and s.draws_this_turn:
+        return "the draw already ended the turn"
+    if s.must_play is not None:
+        return f"the drawn {s.must_play} covers and must be played"
+    if not s.draws_this_turn:
+        return "a player passes only after drawing, or when there is nothing to draw"
+    return f"drew {s.draws_this_turn} of {s.rules.max_draws} allowed draws"
