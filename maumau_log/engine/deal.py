@@ -18,7 +18,7 @@ from .errors import fail
 from .fair import check_fair_deal
 from .partial import deal_partial
 from .plays import after_cards
-from .state import HIDDEN, PLAY, SETUP, State, begin_turn, first_seat
+from .state import HIDDEN, PLAY, SETUP, State, begin_turn, first_seat, update_pile
 from .stock import check_card
 from .turns import known_player
 
@@ -94,7 +94,10 @@ def on_deal(s: State, ev: Deal) -> None:
                 f"{due} cards",
             )
         s.hands[p] = cards
-        seen.update(c for c in cards if c != HIDDEN)
+        if s.unseen is None:
+            seen.update(cards)
+        else:
+            seen.update(c for c in cards if c != HIDDEN)
     for p, taken in s.cut_taken.items():
         left = Counter(s.hands[p])
         for c in taken:
@@ -158,6 +161,7 @@ def start(s: State, starter: Card) -> None:
     played it (PRESETS.md ruling 1; ``starter_effect``, ``wild_starter``)."""
     first = first_seat(s)
     info = s.cards[starter]
+    update_pile(s)
     before = (first - 1) % s.n
     s.last_turn_actor = s.players[before]  # ruling 8: the seat before
     if info.wild:
@@ -165,6 +169,7 @@ def start(s: State, starter: Card) -> None:
         begin_turn(s, first)
         if mode == "any":
             s.any_card = True
+            update_pile(s)
         elif mode == "first_player_names":
             s.awaiting_suit = s.players[first]
         return

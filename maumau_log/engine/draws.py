@@ -34,7 +34,8 @@ def on_draw(s: State, ev: Draw) -> None:
         serve_previous(s, player, ev)
         return
     turn_check(s, player, "draws")
-    s.just_skipped = set()
+    if s.just_skipped:
+        s.just_skipped = set()
     s.jump_open = False
     note_turn_action(s, player)
     if s.pending_skip:
@@ -178,7 +179,8 @@ def on_pass(s: State, ev: Pass) -> None:
             describe_legal(s),
         )
     turn_check(s, player, "passes")
-    s.just_skipped = set()
+    if s.just_skipped:
+        s.just_skipped = set()
     if s.pending_skip:
         fail(
             "illegal_pass",

@@ -25,17 +25,10 @@ def playable(s: State, card: Card) -> bool:
     """True when ``card`` may go on the discard pile in an ordinary turn (no pending draw
     or skip): it matches the suit to follow, or the top card's suit or rank, or it is a
     wild card (not on a wild card played as one unless ``wild_on_wild``). RULES.md
-    "What every system shares"; PRESETS.md ruling 1.
+    "What every system shares"; PRESETS.md ruling 1. A look-up in
+    :attr:`~.state.State.pile_ok`.
     """
-    info = s.cards[card]
-    if info.wild:
-        return s.rules.wild_on_wild or not s.top_played_wild
-    if s.any_card:
-        return True
-    if s.suit_to_follow is not None:
-        return info.suit == s.suit_to_follow
-    top = s.cards[s.discard[-1]]
-    return info.suit == top.suit or info.rank == top.rank
+    return card in s.pile_ok  # tables.py; rebuilt by state.update_pile
 
 
 def answers_draw(s: State, card: Card) -> bool:
@@ -95,7 +88,9 @@ def turn_play_problem(s: State, player: str, card: Card) -> Problem | None:
         )
     if s.turn_over_after_draw or s.cover_drawing:
         return _after_that_draw(player)
-    pending = pending_draw(s)
+    pending = s.pending_draw
+    if pending and drawable(s) == 0:
+        pending = 0  # lapsed (ruling 12): see pending_draw()
     if pending:
         if s.serving:
             return _after_that_draw(player)
@@ -121,13 +116,13 @@ def turn_play_problem(s: State, player: str, card: Card) -> Problem | None:
                 f"{player} may not play after drawing",
                 "option play_after_draw = 'none'",
             )
-    if not finish_allowed(s, player, card):
+    if len(s.hands[player]) == 1 and not finish_allowed(s, player, card):
         return (
             "card_does_not_match",
             f"{player} may not go out on {card}",
             f"option no_finish_on = {list(s.rules.no_finish_on)}",
         )
-    if playable(s, card):
+    if card in s.pile_ok:  # playable(): a table look-up
         return None
     top = s.discard[-1]
     if s.cards[card].wild:
@@ -233,7 +228,15 @@ def draw_problem(s: State, player: str, notes: set[str] | None = None) -> tuple[
         return "", f"already drew {s.draws_this_turn} time(s) this turn"
     if s.draws_this_turn and s.rules.play_after_draw == "none":
         return "", "the rules do not allow a draw now"
-    has_play = any(turn_play_problem(s, player, c) is None for c in hand if c != HIDDEN)
+    if (
+        len(hand) > 1
+        and s.must_play is None
+        and not s.cover_drawing
+        and (not s.draws_this_turn or s.rules.play_after_draw == "any")
+    ):  # here turn_play_problem is "in pile_ok" alone (the same decision, as one set test)
+        has_play = not s.pile_ok.isdisjoint(hand)
+    else:
+        has_play = any(turn_play_problem(s, player, c) is None for c in hand if c != HIDDEN)
     if notes is not None and not has_play and HIDDEN in hand:
         notes.add("whether a hidden hand could play before drawing or passing")
     if not has_play:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ..cards import Card
 from ..events import Play, SuitChoice
+from ..rules import CardRule
 from .actions import describe_legal
 from .errors import Problem, fail
 from .legality import finish_allowed, play_problem
@@ -26,6 +27,7 @@ from .state import (
     drawable,
     next_seat,
     note_turn_action,
+    update_pile,
 )
 from .stock import check_card
 from .turns import known_player, resolve_skip, turn_check
@@ -45,7 +47,10 @@ def on_play(s: State, ev: Play) -> None:
     if not cards:
         fail("schema_error", "play.cards is empty", "FORMAT.md Events (play)")
     table = s.cards
-    if not all(c in table for c in cards):
+    if len(cards) == 1:
+        if cards[0] not in table:
+            cards = [check_card(s, cards[0], "play.cards")]
+    elif not all(c in table for c in cards):
         cards = [check_card(s, c, "play.cards") for c in cards]
     rules = s.rules
     if ev.jump_in and not rules.jump_in:
@@ -200,8 +205,8 @@ def lay_down(
             assert s.unseen is not None
             hand.remove(HIDDEN)
             s.unseen[card] -= 1
-    if hand:  # a fault is caught before the next turn action, or right after going out
-        s.faults.pop(player, None)
+    if hand and s.faults:  # a fault is caught before the next turn action, or right after
+        s.faults.pop(player, None)  # going out
     s.plays += 1
     s.blocked_passes = 0
     s.discard.extend(cards)
@@ -225,6 +230,7 @@ def lay_down(
     s.any_card = False
     s.suit_to_follow = None
     s.top_played_wild = s.cards[cards[-1]].wild
+    update_pile(s)
     if len(hand) == 1 and (rules.call_last_card or rules.call_last_wild):
         s.window = (player, "last")
     after_cards(s, player, cards, cancels=cancels)
@@ -252,8 +258,12 @@ def after_cards(
     decides a wild's suit choice, a cover and a play-again."""
     rules = s.rules
     seat = s.seat[player]
+    last = s.cards[cards[-1]]
+    if len(cards) == 1 and not (last.wild or last.draw_previous or last.cover or last.play_again):
+        # the usual play: one card with no wild, previous-player, cover or play-again power
+        _one_card(s, seat, last, cancels)
+        return
     infos = [s.cards[c] for c in cards]
-    last = infos[-1]
     if last.wild and rules.wild_names_suit and not starter_card and s.hands[player]:
         s.awaiting_suit = player
     if not starter_card and last.draw_previous:
@@ -298,6 +308,35 @@ def after_cards(
                 s.skipped[skipped] += 1
                 s.just_skipped.add(skipped)
             steps += skips
+    begin_turn(s, next_seat(s, seat, steps))
+
+
+def _one_card(s: State, seat: int, info: CardRule, cancels: bool) -> None:
+    """:func:`after_cards` for one card that is not wild, draws no previous player, owes
+    no cover or play-again: its reverse, draw or skip, then the turn moves."""
+    steps = 1
+    if info.reverse:
+        s.direction = -s.direction
+        if s.n == 2 and s.rules.reverse_two_players == "skip":
+            steps = 0
+    if info.draw:
+        if not cancels:
+            if drawable(s) > 0:
+                s.pending_draw += info.draw
+                s.pending_rank = info.rank
+                s.pending_ends_turn = s.rules.draw_ends_turn or info.skip
+            else:  # no card left anywhere: the draw card draws nothing (ruling 12)
+                s.pending_draw = 0
+                s.pending_rank = None
+    elif info.skip:
+        if s.rules.skip_answer or s.rules.wild_on_pending:
+            s.pending_skip = 1
+            s.skip_rank = info.rank
+        else:
+            skipped = s.players[next_seat(s, seat, 1)]
+            s.skipped[skipped] += 1
+            s.just_skipped.add(skipped)
+            steps += 1
     begin_turn(s, next_seat(s, seat, steps))
 
 
@@ -358,3 +397,4 @@ def on_suit(s: State, ev: SuitChoice) -> None:
         )
     s.suit_to_follow = ev.suit
     s.awaiting_suit = None
+    update_pile(s)

@@ -12,13 +12,16 @@ Seats and turn order live here too: :func:`next_seat`, :func:`begin_turn`,
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
+from typing import Any
 
 from ..cards import Card
 from ..events import Game
 from ..matches import RoundContext
 from ..rules import CardRule, Ruleset
 from ..shuffle import ALGORITHM as FAIR_SHUFFLE
+from .tables import Tables, tables
 
 # Phases of a round.
 SETUP = "setup"  # header seen, no deal yet
@@ -44,6 +47,8 @@ class State:
 
     # --- the table (fixed for the round)
     rules: Ruleset  # the resolved ruleset
+    header: Game  # the game's header event
+    tables: Tables  # the ruleset's pile tables (tables.py)
     cards: dict[Card, CardRule]  # what every card code of the pack does (rules.cards)
     players: list[str]  # in seat order
     n: int  # number of players
@@ -75,6 +80,7 @@ class State:
     suit_to_follow: str | None  # suit named by the last wild card
     any_card: bool  # wild_starter = "any": the first play may be anything
     top_played_wild: bool  # the top card was played as a wild card
+    pile_ok: frozenset[Card]  # the cards that may go on the pile in an ordinary turn
     awaiting_suit: str | None  # who must name a suit for the wild card just played
     # --- draw penalties (rulings 3, 8, 12)
     pending_draw: int  # cards the current player must draw (or answer)
@@ -124,6 +130,8 @@ class State:
 
     def __init__(self, rules: Ruleset, header: Game, match: RoundContext | None = None) -> None:
         self.rules = rules
+        self.header = header
+        self.tables = tables(rules)
         self.cards = rules.cards
         self.players = list(header.players)
         self.n = len(self.players)
@@ -156,6 +164,7 @@ class State:
         self.suit_to_follow = None
         self.any_card = False
         self.top_played_wild = False
+        self.pile_ok = frozenset()
         self.awaiting_suit = None
         self.pending_draw = 0
         self.pending_rank = None
@@ -199,6 +208,49 @@ class State:
     def current_player(self) -> str:
         """The player whose turn it is."""
         return self.players[self.current]
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> State:
+        """An independent copy (bots look ahead with ``copy.deepcopy(engine)``); the ruleset,
+        its tables and the match context are shared, being read-only. Works the same for the
+        compiled build, whose classes have no ``__dict__``."""
+        new = type(self)(self.rules, self.header, self.match)
+        for name in _COPIED:
+            setattr(new, name, copy.deepcopy(getattr(self, name), memo))
+        return new
+
+
+# the fields a deep copy copies: all declared on State but the read-only ones
+# (rules, header, tables, cards, match); tests/test_engine_layout.py keeps it complete
+_COPIED: tuple[str, ...] = (
+    "players", "n", "seat", "dealer", "match_totals", "match_rounds_won", "match_over",
+    "match_winner", "match_end_seen", "fair_seed", "reshuffles", "unseen", "unchecked", "phase",
+    "hands", "stock", "stock_ordered", "discard", "current", "direction", "suit_to_follow",
+    "any_card", "top_played_wild", "pile_ok", "awaiting_suit", "pending_draw", "pending_rank",
+    "pending_ends_turn", "serving", "prev_owed", "pending_skip", "skip_rank", "just_skipped",
+    "cover_owed", "cover_drawing", "must_play", "play_again_owed", "draws_this_turn",
+    "drawn_card", "turn_over_after_draw", "plays", "blocked_passes", "out_player", "last_play",
+    "ended_reason", "winner", "scores", "cut_taken", "last_actor", "words", "window", "faults",
+    "penalty_owed", "suit_after_penalty", "phantom", "jump_open", "last_player",
+    "last_turn_actor", "prev_turn_actor", "turns", "skipped", "call_faults",
+)  # fmt: skip
+
+
+def update_pile(s: State) -> None:
+    """Recompute :attr:`State.pile_ok` after the top card, the named suit or the wild state
+    changed: the non-wild cards matching the top (or of the named suit, or all of them
+    under ``wild_starter = "any"``), plus the wild cards unless a wild card played as one
+    is on top and ``wild_on_wild`` is off (RULES.md 1-2; ruling 1)."""
+    t = s.tables
+    wild_ok = s.rules.wild_on_wild or not s.top_played_wild
+    if s.any_card:
+        s.pile_ok = t.plain_wild if wild_ok else t.plain
+    elif s.suit_to_follow is not None:
+        named = (t.of_suit_wild if wild_ok else t.of_suit).get(s.suit_to_follow)
+        s.pile_ok = named if named is not None else (t.wild if wild_ok else frozenset())
+    elif s.discard:
+        s.pile_ok = (t.on_top_wild if wild_ok else t.on_top)[s.discard[-1]]
+    else:
+        s.pile_ok = frozenset()
 
 
 def next_seat(s: State, seat: int, steps: int = 1) -> int:
