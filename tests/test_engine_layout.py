@@ -11,8 +11,8 @@ import maumau_log.engine as engine
 PACKAGE = Path(engine.__file__).resolve().parent
 # bottom to top: a module may import only modules before it
 ORDER = [
-    "errors", "state", "partial", "fair", "stock", "legality", "actions", "turns", "covers",
-    "plays", "draws", "calls", "deal", "ending", "core",
+    "errors", "tables", "state", "partial", "fair", "stock", "legality", "actions", "turns",
+    "covers", "plays", "draws", "calls", "deal", "ending", "core",
 ]  # fmt: skip
 
 
@@ -55,3 +55,14 @@ def test_public_api_is_exported() -> None:
         assert hasattr(engine, name), name
     assert isinstance(engine.COMPILED, bool)
     assert issubclass(engine.RuleViolation, Exception)
+
+
+def test_deep_copy_copies_every_declared_field() -> None:
+    # State.__deepcopy__ lists the fields (the compiled classes have no __dict__)
+    from maumau_log.engine import state
+
+    tree = ast.parse((PACKAGE / "state.py").read_text(encoding="utf-8"))
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "State")
+    declared = {n.target.id for n in cls.body if isinstance(n, ast.AnnAssign)}  # type: ignore[union-attr]
+    shared = {"rules", "header", "tables", "cards", "match"}
+    assert set(state._COPIED) == declared - shared

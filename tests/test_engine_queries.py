@@ -154,3 +154,21 @@ def test_scoring_none_claimed_points_are_wrong_score() -> None:
     # log claiming KD's 10 points for the winner claims what the rules do not give
     assert replay(_none_round({"a": 10, "b": 0})) == ("wrong_score", 5)
     assert replay(_none_round({"a": 0})) == ("wrong_score", 5)  # b not listed
+
+
+def test_deepcopy_gives_an_independent_engine() -> None:
+    # bots (issue 14) look ahead on copy.deepcopy(engine); the original must not move
+    events = next(simulate("classic", 3, 1, 11))
+    header = events[0]
+    assert isinstance(header, Game)
+    engine = Engine(resolve("classic"), header)
+    for ev in events[1:6]:
+        engine.apply(ev)
+    twin = copy.deepcopy(engine)
+    assert type(twin) is Engine and snapshot(twin) == snapshot(engine)
+    assert twin.hands is not engine.hands and twin.rules is engine.rules
+    before = snapshot(engine)
+    for ev in events[6:]:
+        twin.apply(ev)
+    assert snapshot(engine) == before
+    assert twin.phase == "finished" and twin.winner == events[-1].winner  # type: ignore[union-attr]

@@ -223,14 +223,7 @@ def lay_down(
         s.skip_rank = None
     if jump:
         s.turns[player] += 1
-    s.cover_owed = None
-    s.cover_drawing = False
-    s.must_play = None
-    s.play_again_owed = False
-    s.any_card = False
-    s.suit_to_follow = None
-    s.top_played_wild = s.cards[cards[-1]].wild
-    update_pile(s)
+    _clear_for_play(s, s.cards[cards[-1]].wild)
     if len(hand) == 1 and (rules.call_last_card or rules.call_last_wild):
         s.window = (player, "last")
     after_cards(s, player, cards, cancels=cancels)
@@ -247,6 +240,19 @@ def lay_down(
         s.awaiting_suit = None
         s.prev_owed.clear()
         s.ended_reason = f"max_plays = {rules.max_plays} reached"
+
+
+def _clear_for_play(s: State, wild: bool) -> None:
+    """A play ends the turn's obligations and any named suit. (A function of its own: the
+    compiled build must not assume ``cover_owed`` stays None in :func:`lay_down`.)"""
+    s.cover_owed = None
+    s.cover_drawing = False
+    s.must_play = None
+    s.play_again_owed = False
+    s.any_card = False
+    s.suit_to_follow = None
+    s.top_played_wild = wild
+    update_pile(s)
 
 
 def after_cards(
