@@ -1708,6 +1708,7 @@ class Engine:
                     f"stop at {c}",
                 )
         self.cover_drawing = True
+        self.cover_drawn.update(c for c in drawn if self.cards[c].suit != suit)  # ruling 20
         if self.cards[drawn[-1]].suit == suit:
             self.must_play = drawn[-1]
             self.cover_drawing = False
