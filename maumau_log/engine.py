@@ -304,13 +304,13 @@ class Engine:
                 "draw_not_from_stock_top",
                 f"{what}: {n} cards drawn but the stock holds only {len(self.stock)}"
                 + (
-                    f"; draw those {len(self.stock)}, then a reshuffle must be logged before "
-                    "drawing more"
+                    f"; draw the {len(self.stock)} left, then a reshuffle must be logged "
+                    "before drawing more"
                     if refill
                     else ""
                 ),
                 "FORMAT.md Conventions (draws)",
-                f"draw at most {len(self.stock)}",
+                f"draw at most {len(self.stock)}" + (", then a reshuffle event" if refill else ""),
             )
         if self.unseen is not None:
             return self._take_partial(player, drawn if cards is not None else None, n, what)
@@ -1109,11 +1109,16 @@ class Engine:
             missing = " ".join(sorted(short.elements()))
         if self.unseen is not None and HIDDEN in hand:
             # a hidden hand: say where the card is seen; what it could legally play is hidden
-            seen = [self._seen_at(c) for c in dict.fromkeys(missing.split())]
+            need = Counter(missing.split())
+            gone = [c for c in need if self.unseen[c] < need[c]]
             self._fail(
                 "card_not_in_hand",
-                f"{player} plays {missing} from a hidden hand, but no such card is left "
-                f"unseen: " + "; ".join(seen),
+                f"{player} plays {missing} from a hidden hand, but "
+                + (
+                    "no such card is left unseen: " + "; ".join(self._seen_at(c) for c in gone)
+                    if gone
+                    else f"only {hand.count(HIDDEN)} of {player}'s cards are hidden"
+                ),
                 "FORMAT.md Information levels (conservation against the unseen cards)",
                 f"a card still unseen that the rules allow here (which of them {player} "
                 "holds is hidden), or a draw or pass where the hidden hand allows one",
@@ -1307,7 +1312,7 @@ class Engine:
                 "missed_penalty",
                 f"{player} must draw {self.pending_draw} (pending from a {self.pending_rank}) "
                 f"or answer it; {card} does not answer it",
-                f"options draw, draw_answer = {self.rules.draw_answer!r}",
+                f"options draw, draw_answer = {self.rules.draw_answer!r}; PRESETS.md ruling 22",
                 self.describe_legal(),
             )
         if self.must_play is not None:
@@ -1339,8 +1344,17 @@ class Engine:
         if self.turn_over_after_draw or self.serving:
             self._fail(
                 "card_does_not_match",
-                f"{player} may not play after that draw",
-                "options draw_ends_turn / cover_draw",
+                (
+                    f"{player} drew for the cover and the card drawn does not cover: the turn "
+                    "is over (pass)"
+                    if self.turn_over_after_draw
+                    else f"{player} may not play after that draw"
+                ),
+                (
+                    f"option cover_draw = {self.rules.cover_draw!r}; PRESETS.md ruling 5"
+                    if self.turn_over_after_draw
+                    else "options draw_ends_turn / cover_draw"
+                ),
                 self.describe_legal(),
             )
         if (
@@ -1540,7 +1554,7 @@ class Engine:
                     "missed_penalty",
                     f"{player} must serve the pending draw of {self.pending_draw}, "
                     f"not draw for {ev.reason!r}",
-                    "option draw; FORMAT.md Conventions (effect draws)",
+                    "option draw; FORMAT.md Conventions (effect draws); PRESETS.md ruling 22",
                     self.describe_legal(),
                 )
             if n > self.pending_draw:
@@ -1594,7 +1608,13 @@ class Engine:
             self._fail(
                 "wrong_draw_count",
                 f"{player} may not draw here: " + self._why_no_draw(player),
-                self._draw_rule() if self._drawable() else "PRESETS.md rulings 11-12",
+                (
+                    "PRESETS.md rulings 11-12"
+                    if not self._drawable()
+                    else f"option cover_draw = {rules.cover_draw!r}; PRESETS.md ruling 5"
+                    if self.must_play is not None or self.turn_over_after_draw
+                    else self._draw_rule()
+                ),
                 self.describe_legal(),
             )
         if self.cover_owed is not None:
@@ -1751,7 +1771,7 @@ class Engine:
             self._fail(
                 "missed_penalty",
                 f"{player} passes instead of drawing the pending {self.pending_draw}",
-                "option draw",
+                "option draw; PRESETS.md ruling 22",
                 self.describe_legal(),
             )
         self.jump_open = False
@@ -1773,7 +1793,9 @@ class Engine:
             self._fail(
                 "illegal_pass",
                 f"{player} may not pass: {why}",
-                f"options play_after_draw = {self.rules.play_after_draw!r}, max_draws = "
+                "FORMAT.md Conventions (reshuffle); PRESETS.md ruling 11"
+                if not self.stock and self._drawable() and not self.draws_this_turn
+                else f"options play_after_draw = {self.rules.play_after_draw!r}, max_draws = "
                 f"{self.rules.max_draws}; PRESETS.md ruling 11",
                 self.describe_legal(),
             )

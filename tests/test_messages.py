@@ -115,6 +115,7 @@ def test_draw_with_nothing_left_says_so_and_cites_ruling_12() -> None:
         "pile cannot be reshuffled); a player with no card to play passes"
     )
     assert v.rule == "PRESETS.md rulings 11-12"
+    assert "voluntary_draw" not in v.rule
     assert view_after([*start, pass_("a")])["turn"] == "b"  # the legal twin: a passes
 
 
@@ -126,6 +127,7 @@ def test_pass_where_a_reshuffle_must_come_first() -> None:
         "a may not pass: the stock is empty but the discard pile can be reshuffled: a "
         "reshuffle must be logged before the draw"
     )
+    assert v.rule == "FORMAT.md Conventions (reshuffle); PRESETS.md ruling 11"
     v = violation([*start, count_draw("a")])
     assert (v.code, v.event_index) == ("draw_not_from_stock_top", 6)
     assert v.message == "a's draw: the stock is empty; a reshuffle must be logged before drawing"
@@ -178,9 +180,10 @@ def test_draw_beyond_a_short_stock_says_a_reshuffle_must_come() -> None:
     v = violation([*start, count_draw("b", 2, "effect")])
     assert (v.code, v.event_index) == ("draw_not_from_stock_top", 3)
     assert v.message == (
-        "b's draw: 2 cards drawn but the stock holds only 1; draw those 1, then a reshuffle "
-        "must be logged before drawing more"
+        "b's draw: 2 cards drawn but the stock holds only 1; draw the 1 left, then a "
+        "reshuffle must be logged before drawing more"
     )
+    assert v.expected == "draw at most 1, then a reshuffle event"
     legal = [*start, draw("b", "10S", reason="effect"), reshuffle(["9H"])]
     legal.append(draw("b", "9H", reason="effect"))
     v2 = view_after(legal)
@@ -260,3 +263,49 @@ def test_hidden_hand_playing_the_starter_says_so() -> None:
     v = violation([*start, play("a", "KH")])
     assert v.message.endswith("KH is in b's hand")
     assert view_after([*start, play("a", "10H")])["top"] == "10H"  # still unseen: allowed
+
+
+# -- a cover draw that does not cover ends the turn: the messages say so ------------------
+
+
+def test_after_a_cover_draw_that_does_not_cover_the_turn_is_over() -> None:
+    start = [
+        game("standard"),
+        deal(
+            {"a": ["10D", "KC", "QS", "AD", "AH"], "b": ["10C", "KS", "QD", "9S", "9C"]},
+            "9D",
+            ["10S", "7C"],
+        ),
+        play("a", "10D"),
+        play("b", "10C"),
+        play("a", "KC"),
+        play("b", "KS"),
+        play("a", "QS"),
+        play("b", "QD"),
+        play("a", "AD"),
+        play("a", "AH"),
+        draw("a", "10S", reason="cover"),  # 10: 10S does not cover AH
+    ]
+    v = violation([*start, play("a", "10S")])
+    assert (v.code, v.event_index) == ("card_does_not_match", 11)
+    assert v.message == (
+        "a drew for the cover and the card drawn does not cover: the turn is over (pass)"
+    )
+    assert v.rule == "option cover_draw = 'one'; PRESETS.md ruling 5"
+    v = violation([*start, draw("a", "7C", reason="cover")])
+    assert (v.code, v.event_index) == ("wrong_draw_count", 11)
+    assert v.message == "a may not draw here: the turn is over after that draw; pass"
+    assert v.rule == "option cover_draw = 'one'; PRESETS.md ruling 5"
+    assert view_after([*start, pass_("a")])["turn"] == "b"
+
+
+def test_missed_penalty_cites_ruling_22() -> None:
+    start = [
+        game("standard"),
+        deal({"a": ["7H", "10C", "KC", "QC", "9C"], "b": ["9D", "KH", "JD", "KD", "10S"]}, "9H"),
+        play("a", "7H"),
+    ]
+    v = violation([*start, play("b", "KH")])
+    assert v.message == "b must draw 2 (pending from a 7) or answer it; KH does not answer it"
+    assert v.rule == "options draw, draw_answer = 'none'; PRESETS.md ruling 22"
+    assert violation([*start, pass_("b")]).rule == "option draw; PRESETS.md ruling 22"
