@@ -979,11 +979,19 @@ class Engine:
         if self.phase != PLAY:
             self._not_in_play(player, verb, cards)
         if self.awaiting_suit is not None:
+            starter = not self.plays and len(self.discard) == 1  # wild_starter names it
             self._fail(
                 "missing_suit_choice",
-                f"{self.awaiting_suit} played a wild card and named no suit; "
+                (
+                    f"{self.awaiting_suit} names the suit for the wild starter "
+                    f"{self.discard[-1]} first; {player} {_what(verb, cards)} instead"
+                )
+                if starter
+                else f"{self.awaiting_suit} played a wild card and named no suit; "
                 f"{player} {_what(verb, cards)} instead",
-                "option wild_names_suit; FORMAT.md Conventions (suit right after the wild)",
+                "option wild_starter = 'first_player_names'; PRESETS.md ruling 24"
+                if starter
+                else "option wild_names_suit; FORMAT.md Conventions (suit right after the wild)",
                 f"a suit event by {self.awaiting_suit}",
             )
         if self.penalty_owed is not None and self.penalty_owed[0] != player:
@@ -1085,7 +1093,7 @@ class Engine:
             self._fail(
                 "card_does_not_match",
                 f"{player} may not go out on {cards[-1]}",
-                f"option no_finish_on = {list(self.rules.no_finish_on)}",
+                f"option no_finish_on = {list(self.rules.no_finish_on)}; PRESETS.md ruling 19",
                 self.describe_legal(),
             )
         self._lay_down(player, cards, answering_skip=answering_skip)
@@ -1379,7 +1387,7 @@ class Engine:
             self._fail(
                 "card_does_not_match",
                 f"{player} may not go out on {card}",
-                f"option no_finish_on = {list(self.rules.no_finish_on)}",
+                f"option no_finish_on = {list(self.rules.no_finish_on)}; PRESETS.md ruling 19",
                 self.describe_legal(),
             )
         top = self.discard[-1]

@@ -12,6 +12,7 @@ from typing import Any
 
 from gamebuilder import (
     Ev,
+    call,
     deal,
     draw,
     engine_after,
@@ -76,10 +77,10 @@ def test_17_24_first_player_names_the_suit_then_serves_the_draw() -> None:
     v = view_after(ev)
     assert v["top"] == "5H" and v["turn"] == "b" and v["suit"] is None
     # ruling 24: the suit comes first, then the draw
-    assert replay([*pesten(opts), draw("a", *FIVE, reason="effect")]) == (
-        "missing_suit_choice",
-        2,
-    )
+    code, idx, message, rule = first([*pesten(opts), draw("a", *FIVE, reason="effect")])
+    assert (code, idx) == ("missing_suit_choice", 2)
+    assert message == "a names the suit for the wild starter X first; a draws instead"
+    assert rule == "option wild_starter = 'first_player_names'; PRESETS.md ruling 24"
 
 
 def test_17_any_wild_starter_allows_any_card_once_the_draw_is_served() -> None:
@@ -124,10 +125,12 @@ STD_A = ["10D", "KC", "QS", "AD", "AH"]
 STD_B = ["10C", "KS", "QD", "9S", "9C"]
 
 
-def std_to_two(a: list[str], b: list[str], top: list[str]) -> list[Ev]:
+def std_to_two(
+    a: list[str], b: list[str], top: list[str], options: dict[str, Any] | None = None
+) -> list[Ev]:
     """standard, starter 9D: six plays leave a with its last two cards."""
     return [
-        game("standard"),
+        game("standard", options=options),
         deal({"a": a, "b": b}, "9D", top),
         play("a", "10D"),
         play("b", "10C"),
@@ -166,6 +169,24 @@ def test_19_drawn_card_that_covers_and_empties_the_hand_ends_the_round() -> None
     assert replay(ev) is None
     # the drawn card must cover: passing instead is illegal (ruling 5)
     assert replay([*ev[:11], pass_("a")]) == ("illegal_pass", 11)
+
+
+def test_19_no_finish_card_that_is_not_a_cover_card_may_not_be_the_last() -> None:
+    def last_ace(options: dict[str, Any] | None) -> list[Ev]:
+        return [
+            *std_to_two(STD_A, STD_B, ["10S", "7C"], options),
+            play("a", "AD"),  # 8
+            *([play("a", "AH")] if options is None else []),  # standard: AD is covered
+        ]
+
+    # standard: AH covers AD and may be the last card; the cover is then owed
+    assert view_after(last_ace(None))["cover_owed"] == "AH"
+    # twin: with cover = [] the A is only a no_finish_on card
+    no_cover = {"cover": []}
+    ev = [*last_ace(no_cover), call("a", "mau"), draw("b", "10S"), pass_("b"), play("a", "AH")]
+    code, idx, _, rule = first(ev)
+    assert (code, idx) == ("card_does_not_match", 12)
+    assert rule == "option no_finish_on = ['A']; PRESETS.md ruling 19"
 
 
 def test_19_call_fault_lapses_when_the_hand_empties_on_a_cover() -> None:
