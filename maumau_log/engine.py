@@ -11,7 +11,8 @@ simulator plays from it and the "what was legal" text is made from it (check, as
 
 Rule sources, by topic: turn order and starter (RULES.md "What every system shares",
 PRESETS.md ruling 1), draws (FORMAT.md "Conventions", PRESETS.md rulings 11-12), power cards
-(RULES.md 1-2; rulings 2-6), calls and penalties (rulings 9-10), scoring (ruling 13).
+(RULES.md 1-2; rulings 2-6, 17-18, 20-21), calls and penalties (rulings 9-10, 19),
+scoring (ruling 13), the first player of a match round (ruling 23).
 """
 
 from __future__ import annotations
@@ -612,7 +613,18 @@ class Engine:
         acts = self.legal_actions()
         if not acts:
             return "nothing (the round is over)"
-        text = " | ".join(str(a) for a in acts[:limit])
+        hidden = set()
+        if self.unseen is not None and self.phase == PLAY:
+            hidden = {a.player for a in acts if a.player and HIDDEN in self.hands[a.player]}
+        parts = [
+            # what a hidden hand may play, and so whether it may draw, is unknowable
+            str(a) + " (if the hidden hand cannot play)"
+            if a.player in hidden and a.kind in ("draw", "pass") and a.reason != "effect"
+            else str(a)
+            for a in acts[:limit]
+        ]
+        parts += [f"{p} plays a card of the hidden hand legal here" for p in sorted(hidden)]
+        text = " | ".join(parts)
         return text + (f" | ... ({len(acts) - limit} more)" if len(acts) > limit else "")
 
     # ------------------------------------------------------------------ apply (do)

@@ -309,3 +309,17 @@ def test_missed_penalty_cites_ruling_22() -> None:
     assert v.message == "b must draw 2 (pending from a 7) or answer it; KH does not answer it"
     assert v.rule == "options draw, draw_answer = 'none'; PRESETS.md ruling 22"
     assert violation([*start, pass_("b")]).rule == "option draw; PRESETS.md ruling 22"
+
+
+def test_legal_text_does_not_guess_what_a_hidden_hand_may_do() -> None:
+    partial = {
+        "type": "deal",
+        "hands": {"a": {"count": 5}, "b": ["9D", "KH", "10D", "KD", "10S"]},
+        "starter": "9H",
+    }
+    v = violation([game("standard"), partial, play("b", "9D")])
+    assert (v.code, v.event_index) == ("wrong_player", 2)
+    assert v.expected == (
+        "a draws 1 (no_play) (if the hidden hand cannot play) | a plays a card of the hidden "
+        "hand legal here"
+    )
