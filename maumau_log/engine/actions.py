@@ -22,7 +22,7 @@ from .legality import (
     pending_draw,
     turn_plays,
 )
-from .state import ENDED, OUT, PLAY, SETUP, State, drawable, next_seat
+from .state import ENDED, HIDDEN, OUT, PLAY, SETUP, State, drawable, next_seat
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,21 +98,25 @@ def legal_actions(s: State) -> list[Action]:
 
 
 def _play_actions(s: State, player: str, plays: list[Card]) -> list[Action]:
-    """Plays of one card, and (``multi_play``) of each legal card with its fellows."""
+    """Plays of one card, and (``multi_play``, ``multi_play_any_suit``: ruling 21) of each
+    legal card with its fellows."""
     acts = []
     multi = s.rules.multi_play
     single_only = s.must_play is not None or bool(
         s.draws_this_turn and s.rules.play_after_draw == "drawn"
     )
     hand = s.hands[player]
+    any_suit_ranks = s.rules.multi_play_any_suit
     for c in plays:
         acts.append(Action("play", player, c))
-        if multi == "none" or single_only:
-            continue
         rank = s.cards[c].rank
+        any_suit = rank in any_suit_ranks  # ruling 21
+        if (multi == "none" and not any_suit) or single_only:
+            continue
         rest = list(hand)
         rest.remove(c)
-        fellows = [x for x in rest if (x == c if multi == "identical" else s.cards[x].rank == rank)]
+        same = multi == "identical" and not any_suit
+        fellows = [x for x in rest if (x == c if same else x != HIDDEN and s.cards[x].rank == rank)]
         group = [c, *fellows]
         if fellows and finish_allowed(s, player, group[-1], len(group)):
             acts.append(Action("play", player, c, cards=tuple(group)))
@@ -162,5 +166,16 @@ def describe_legal(s: State, limit: int = 12) -> str:
     acts = legal_actions(s)
     if not acts:
         return "nothing (the round is over)"
-    text = " | ".join(str(a) for a in acts[:limit])
+    hidden: set[str] = set()
+    if s.unseen is not None and s.phase == PLAY:
+        hidden = {a.player for a in acts if a.player and HIDDEN in s.hands[a.player]}
+    parts = [
+        # what a hidden hand may play, and so whether it may draw, is unknowable
+        str(a) + " (if the hidden hand cannot play)"
+        if a.player in hidden and a.kind in ("draw", "pass") and a.reason != "effect"
+        else str(a)
+        for a in acts[:limit]
+    ]
+    parts += [f"{p} plays a card of the hidden hand legal here" for p in sorted(hidden)]
+    text = " | ".join(parts)
     return text + (f" | ... ({len(acts) - limit} more)" if len(acts) > limit else "")

@@ -4,7 +4,9 @@
 
 A call window opens with the play that leaves one card (or empties the hand) and closes at
 another player's event (:func:`close_window`); a player who closes it without the right
-word has a call fault, which another player may catch with a penalty.
+word has a call fault, which another player may catch with a penalty (a second catch of
+the same fault is ``wrong_penalty``, naming the first; a hand emptied on a cover card owes
+no call, ruling 19).
 """
 
 from __future__ import annotations
@@ -12,7 +14,18 @@ from __future__ import annotations
 from ..cards import Card
 from ..events import Call, Penalty
 from .errors import fail
-from .state import CALL_REASONS, ENDED, HIDDEN, OUT, PLAY, SETUP, State, drawable, end_turn
+from .state import (
+    CALL_REASONS,
+    ENDED,
+    HIDDEN,
+    OUT,
+    PLAY,
+    SETUP,
+    State,
+    drawable,
+    end_turn,
+    set_cover,
+)
 from .stock import size, take
 from .turns import known_player
 
@@ -126,9 +139,15 @@ def on_penalty(s: State, ev: Penalty) -> None:
                 "FORMAT.md Conventions (Calls); PRESETS.md ruling 10",
             )
         if player not in s.faults:
+            caught = s.caught.get(player)
             fail(
                 "wrong_penalty",
-                f"{player} made no call fault that can be caught now",
+                f"{player} made no call fault that can be caught now"
+                + (
+                    f" (the last call fault of {player} was already caught at event {caught})"
+                    if caught is not None
+                    else ""
+                ),
                 "PRESETS.md rulings 9-10 (calls and catches)",
             )
         need = rules.call_penalty
@@ -142,7 +161,8 @@ def on_penalty(s: State, ev: Penalty) -> None:
         )
     take(s, player, ev.cards, None if ev.cards is not None else n, "the penalty")
     s.jump_open = False
-    s.faults.pop(player, None)
+    if s.faults.pop(player, None) is not None:
+        s.caught[player] = s.event_index
     rest = need - n
     s.penalty_owed = (player, rest) if rest and drawable(s) else None
     if s.penalty_owed is None and s.suit_after_penalty is not None:
@@ -157,7 +177,7 @@ def on_penalty(s: State, ev: Penalty) -> None:
         and not s.pending_skip
         and s.phase == PLAY
     ):
-        s.cover_owed = None
+        set_cover(s, None)
         s.play_again_owed = False
         end_turn(s)
 

@@ -85,6 +85,7 @@ class Engine(State):
         Raises:
             RuleViolation: the event breaks a rule; the code names the first failed check.
         """
+        self.event_index += 1
         # the two events of nine lines in ten first, with the same checks in the same order
         if isinstance(event, Play):
             if self.phase == FINISHED:

@@ -4,7 +4,9 @@ RULES.md 11, PRESETS.md ruling 5).
 A cover card (Serbian Ace) makes its player lay another card legal on it. A player who
 cannot (or, with ``voluntary_draw``, will not) draws: ``cover_draw = "one"`` takes one card,
 then a drawn card that can cover must cover; ``"until_suit"`` draws until a card of the
-cover card's suit comes, which must then be played.
+cover card's suit comes, which must then be played, and the cards drawn before it may not
+be played that turn (ruling 20). Under ``cover_match = "suit"`` only a card of the cover
+card's suit covers (the pile's table, :func:`.state.update_pile`).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 from ..events import Draw
 from .errors import fail
 from .legality import playable
-from .state import HIDDEN, State, drawable, end_turn
+from .state import HIDDEN, State, drawable, end_turn, set_cover
 from .stock import take
 
 
@@ -40,7 +42,7 @@ def cover_draw(s: State, player: str, ev: Draw, n: int) -> None:
         elif playable(s, card):
             s.must_play = card
         else:
-            s.cover_owed = None
+            set_cover(s, None)
             if s.rules.play_after_draw == "none":
                 end_turn(s)
             else:
@@ -59,11 +61,12 @@ def cover_draw(s: State, player: str, ev: Draw, n: int) -> None:
                 f"stop at {c}",
             )
     s.cover_drawing = True
+    s.cover_drawn.update(c for c in drawn if s.cards[c].suit != suit)  # ruling 20
     if s.cards[drawn[-1]].suit == suit:
         s.must_play = drawn[-1]
         s.cover_drawing = False
     elif drawable(s) == 0:
-        s.cover_owed = None
+        set_cover(s, None)
         s.cover_drawing = False
         s.turn_over_after_draw = True
 
@@ -73,7 +76,7 @@ def hidden_cover_draw(s: State) -> None:
     may cover (with a card legal on the cover card) or end the turn."""
     s.unchecked.add("whether a hidden cover draw could cover")
     if s.rules.play_after_draw == "none":
-        s.cover_owed = None
+        set_cover(s, None)
         end_turn(s)
         return
     s.cover_drawing = False

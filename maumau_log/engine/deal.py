@@ -1,6 +1,7 @@
 """Before the round: the cut, the deal and the starter card (RULES.md 1 and 11 (the cut);
 FORMAT.md Cards (card conservation); options ``hand_size``, ``starter_redeal``,
-``starter_effect``, ``wild_starter``, ``loser_hand_shrink``; PRESETS.md rulings 1, 14, 16).
+``starter_effect``, ``wild_starter``, ``loser_hand_shrink``; PRESETS.md rulings 1, 14, 16,
+17 (a wild draw starter keeps its draw) and 24).
 
 The deal must give every player the due hand size and, with the stock logged, account for
 the whole pack; a revealed shuffle seed must deal exactly it (:mod:`.fair`); a partial log's
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ..cards import Card
+from ..cards import Card, canonical, is_card_code
 from ..events import Cut, Deal, HandCount
 from .errors import fail
 from .fair import check_fair_deal
@@ -125,7 +126,7 @@ def on_deal(s: State, ev: Deal) -> None:
     if over:
         fail(
             "duplicate_card",
-            f"the deal holds {', '.join(over)} more often than the pack ({rules.packs} pack(s))",
+            "the deal holds " + "; ".join(_copies(s, c, ev, seen[c], pack[c]) for c in over[:5]),
             "FORMAT.md Cards (card conservation)",
         )
     if ev.stock is not None:
@@ -156,15 +157,34 @@ def on_deal(s: State, ev: Deal) -> None:
     start(s, starter)
 
 
+def _copies(s: State, card: Card, ev: Deal, held: int, allowed: int) -> str:
+    """Where a card the deal holds too often is, e.g. ``"9H 2 times (in a's hand and as
+    the starter); the pack holds it once"`` (for a ``duplicate_card`` message)."""
+    places = []
+    for p in s.players:
+        k = s.hands[p].count(card)
+        if k:
+            places.append(f"{k} in {p}'s hand" if k > 1 else f"in {p}'s hand")
+    if canonical(ev.starter) == card:
+        places.append("as the starter")
+    k = sum(1 for c in ev.stock or [] if is_card_code(c) and canonical(c) == card)
+    if k:
+        places.append(f"{k} in the stock" if k > 1 else "in the stock")
+    times = {1: "once", 2: "twice"}.get(allowed, f"{allowed} times")
+    where = ", ".join(places[:-1]) + " and " + places[-1] if len(places) > 1 else places[0]
+    return f"{card} {held} times ({where}); the pack holds it {times}"
+
+
 def start(s: State, starter: Card) -> None:
     """Turn up the starter: its power applies as if the seat before the first player had
-    played it (PRESETS.md ruling 1; ``starter_effect``, ``wild_starter``)."""
+    played it (PRESETS.md ruling 1; ``starter_effect``, ``wild_starter``); a wild starter
+    that draws keeps its draw (ruling 17), and its suit is named first (ruling 24)."""
     first = first_seat(s)
     info = s.cards[starter]
     update_pile(s)
     before = (first - 1) % s.n
     s.last_turn_actor = s.players[before]  # ruling 8: the seat before
-    if info.wild:
+    if info.wild and not (info.draw and s.rules.starter_effect):
         mode = s.rules.wild_starter
         begin_turn(s, first)
         if mode == "any":
@@ -178,3 +198,9 @@ def start(s: State, starter: Card) -> None:
         return
     s.current = before
     after_cards(s, s.players[before], [starter], starter_card=True)
+    if info.wild:  # ruling 17: a wild draw starter (Pesten Joker) keeps its draw
+        if s.rules.wild_starter == "any":
+            s.any_card = True
+            update_pile(s)
+        elif s.rules.wild_starter == "first_player_names":
+            s.awaiting_suit = s.players[s.current]  # named first (ruling 24)

@@ -15,7 +15,7 @@ from .actions import describe_legal
 from .covers import cover_draw
 from .errors import fail
 from .legality import draw_problem, pass_problem
-from .state import ENDED, PLAY, State, drawable, end_turn, note_turn_action
+from .state import ENDED, PLAY, State, drawable, end_turn, note_turn_action, set_cover
 from .stock import size, take
 from .turns import known_player, turn_check
 
@@ -62,7 +62,11 @@ def on_draw(s: State, ev: Draw) -> None:
         fail(
             "wrong_draw_count",
             f"{player} may not draw here: " + why,
-            f"options voluntary_draw = {str(rules.voluntary_draw).lower()}, "
+            "PRESETS.md rulings 11-12"
+            if not drawable(s)
+            else f"option cover_draw = {rules.cover_draw!r}; PRESETS.md ruling 5"
+            if s.must_play is not None or s.turn_over_after_draw
+            else f"options voluntary_draw = {str(rules.voluntary_draw).lower()}, "
             f"max_draws = {rules.max_draws}; PRESETS.md ruling 16",
             describe_legal(s),
         )
@@ -91,7 +95,7 @@ def _serve_pending(s: State, player: str, ev: Draw, n: int) -> None:
         fail(
             "missed_penalty",
             f"{player} must serve the pending draw of {s.pending_draw}, not draw for {ev.reason!r}",
-            "option draw; FORMAT.md Conventions (effect draws)",
+            "option draw; FORMAT.md Conventions (effect draws); PRESETS.md ruling 22",
             describe_legal(s),
         )
     if n > s.pending_draw:
@@ -104,7 +108,12 @@ def _serve_pending(s: State, player: str, ev: Draw, n: int) -> None:
     if n < s.pending_draw and n != len(s.stock):
         fail(
             "wrong_draw_count",
-            f"{player} draws {n} but owes {s.pending_draw} and the stock holds {len(s.stock)}",
+            f"{player} draws {n} but owes {s.pending_draw} and the stock holds {len(s.stock)}"
+            + (
+                ": a reshuffle must be logged before the draw"
+                if not s.stock and drawable(s)
+                else ""
+            ),
             f"option draw = {dict(rules.draw)}; PRESETS.md ruling 12",
             f"draw {min(s.pending_draw, len(s.stock))}",
         )
@@ -192,7 +201,7 @@ def on_pass(s: State, ev: Pass) -> None:
         fail(
             "missed_penalty",
             f"{player} passes instead of drawing the pending {s.pending_draw}",
-            "option draw",
+            "option draw; PRESETS.md ruling 22",
             describe_legal(s),
         )
     s.jump_open = False
@@ -203,7 +212,9 @@ def on_pass(s: State, ev: Pass) -> None:
         fail(
             "illegal_pass",
             f"{player} may not pass: {why}",
-            f"options play_after_draw = {rules.play_after_draw!r}, max_draws = "
+            "FORMAT.md Conventions (reshuffle); PRESETS.md ruling 11"
+            if not s.stock and drawable(s) and not s.draws_this_turn
+            else f"options play_after_draw = {rules.play_after_draw!r}, max_draws = "
             f"{rules.max_draws}; PRESETS.md ruling 11",
             describe_legal(s),
         )
@@ -215,6 +226,6 @@ def on_pass(s: State, ev: Pass) -> None:
             s.ended_reason = f"{limit} passes in a row on an empty stock"
             return
     s.faults.pop(player, None)
-    s.cover_owed = None
+    set_cover(s, None)
     s.cover_drawing = False
     end_turn(s)

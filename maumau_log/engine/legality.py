@@ -8,10 +8,11 @@ draws and passes. Nothing here changes the state, except that the apply path may
 ``notes`` (the state's ``unchecked`` set) to record what a hidden hand kept from being
 checked.
 
-Rules: what may go on the pile (RULES.md "What every system shares"; PRESETS.md ruling 1,
-``wild_on_wild``), answers to a pending draw (RULES.md 2, rulings 2-3, ``draw_answer``) or
-skip (ruling 6, ``skip_answer``), ``no_finish_on``, plays after a draw
-(``play_after_draw``), covers (ruling 5), draws and passes (rulings 11-12, 16).
+Rules: what may go on the pile (RULES.md "What every system shares"; PRESETS.md rulings 1
+and 18, ``wild_on_wild``), answers to a pending draw (RULES.md 2, rulings 2-3 and 22,
+``draw_answer``) or skip (ruling 6, ``skip_answer``), ``no_finish_on`` (ruling 19), plays
+after a draw (``play_after_draw``), covers (rulings 5 and 20, ``cover_match``), draws and
+passes (rulings 11-12, 16).
 """
 
 from __future__ import annotations
@@ -75,6 +76,12 @@ def owed_previous(s: State) -> dict[str, int]:
     return s.prev_owed
 
 
+def drawn_before_suit(s: State, card: Card) -> bool:
+    """True when every ``card`` the current player holds was drawn for an until_suit cover
+    before the suit came: such cards may not be played in that turn (ruling 20)."""
+    return s.cover_drawn[card] >= s.hands[s.players[s.current]].count(card)
+
+
 def turn_play_problem(s: State, player: str, card: Card) -> Problem | None:
     """Why ``player``, whose turn it is (no skip pending), may not play ``card`` now, or
     None. The one source of a play's legality (see the module doc)."""
@@ -86,7 +93,29 @@ def turn_play_problem(s: State, player: str, card: Card) -> Problem | None:
             f"{player} drew {s.must_play}, which covers the {s.discard[-1]}, and must play it",
             "option cover_draw; PRESETS.md ruling 5",
         )
-    if s.turn_over_after_draw or s.cover_drawing:
+    cover = s.cover_owed
+    if s.cover_drawing and cover is not None:
+        return (
+            "card_does_not_match",
+            f"{player} plays {card} while drawing to cover {cover}: the draw goes on "
+            f"until a card of the suit {s.cards[cover].suit} comes, and only that card covers",
+            "option cover_draw = 'until_suit'; PRESETS.md ruling 20",
+        )
+    if s.cover_drawn and drawn_before_suit(s, card):
+        return (
+            "card_does_not_match",
+            f"{player} drew {card} for a cover before a card of the cover suit came; "
+            "such a card may not be played in that turn",
+            "option cover_draw = 'until_suit'; PRESETS.md ruling 20",
+        )
+    if s.turn_over_after_draw:
+        return (
+            "card_does_not_match",
+            f"{player} drew for the cover and the card drawn does not cover: the turn "
+            "is over (pass)",
+            f"option cover_draw = {s.rules.cover_draw!r}; PRESETS.md ruling 5",
+        )
+    if s.cover_drawing:
         return _after_that_draw(player)
     pending = s.pending_draw
     if pending and drawable(s) == 0:
@@ -100,7 +129,7 @@ def turn_play_problem(s: State, player: str, card: Card) -> Problem | None:
             "missed_penalty",
             f"{player} must draw {pending} (pending from a {s.pending_rank}) "
             f"or answer it; {card} does not answer it",
-            f"options draw, draw_answer = {s.rules.draw_answer!r}",
+            f"options draw, draw_answer = {s.rules.draw_answer!r}; PRESETS.md ruling 22",
         )
     if s.draws_this_turn:
         after = s.rules.play_after_draw
@@ -120,21 +149,41 @@ def turn_play_problem(s: State, player: str, card: Card) -> Problem | None:
         return (
             "card_does_not_match",
             f"{player} may not go out on {card}",
-            f"option no_finish_on = {list(s.rules.no_finish_on)}",
+            f"option no_finish_on = {list(s.rules.no_finish_on)}; PRESETS.md ruling 19",
         )
     if card in s.pile_ok:  # playable(): a table look-up
         return None
+    return ("card_does_not_match", *_no_match(s, player, card))
+
+
+def _no_match(s: State, player: str, card: Card) -> tuple[str, str]:
+    """Why ``card`` may not go on the pile: the message and the rule."""
     top = s.discard[-1]
-    if s.cards[card].wild:
+    rules = s.rules
+    cover = s.cover_owed
+    if cover is not None and rules.cover_match == "suit":
+        suit = s.cards[cover].suit
+        why = f"{card} does not cover {cover}: only a card of the suit {suit} covers"
+        rule = "option cover_match = 'suit'; PRESETS.md ruling 20"
+    elif s.cards[card].wild:
         why = f"{card} is wild but may not go on the wild card {top}"
         rule = "option wild_on_wild = false"
     elif s.suit_to_follow is not None:
-        why = f"{card} does not follow the named suit {s.suit_to_follow}"
-        rule = "RULES.md 1-2 (J wild, names the suit)"
+        why = f"{card} does not follow the suit {s.suit_to_follow} named for the wild card {top}"
+        rule = (
+            f"options wild = {list(rules.wild)}, wild_names_suit; "
+            "RULES.md (a named suit must be followed)"
+        )
+    elif s.cards[top].suit is None:
+        why = (
+            f"{top} lies with no suit named, so it has no suit or rank to match: only a "
+            "joker or a wild card may go on it"
+        )
+        rule = "PRESETS.md ruling 18"
     else:
         why = f"{card} matches neither the suit nor the rank of {top}"
         rule = "RULES.md (a card matches the rank or suit of the top discard)"
-    return ("card_does_not_match", f"{player} plays {card}: {why}", rule)
+    return f"{player} plays {card}: {why}", rule
 
 
 def _after_that_draw(player: str) -> Problem:
@@ -213,12 +262,19 @@ def draw_problem(s: State, player: str, notes: set[str] | None = None) -> tuple[
     if s.turn_over_after_draw:
         return "", "the turn is over after that draw; pass"
     if drawable(s) == 0:
-        return "", "nothing is left to draw"
+        return "", (
+            "nothing is left to draw (the stock is empty and the discard pile cannot be "
+            "reshuffled); a player with no card to play passes"
+        )
     hand = s.hands[player]
     if s.cover_owed is not None:
         if s.cover_drawing:
             return "cover", ""
-        can_cover = [c for c in hand if c != HIDDEN and playable(s, c)]
+        can_cover = [
+            c
+            for c in hand
+            if c != HIDDEN and playable(s, c) and not (s.cover_drawn and drawn_before_suit(s, c))
+        ]
         if notes is not None and not can_cover and HIDDEN in hand:
             notes.add("whether a hidden hand could cover before drawing")
         if not can_cover or s.rules.voluntary_draw:
@@ -232,6 +288,7 @@ def draw_problem(s: State, player: str, notes: set[str] | None = None) -> tuple[
         len(hand) > 1
         and s.must_play is None
         and not s.cover_drawing
+        and not s.cover_drawn
         and (not s.draws_this_turn or s.rules.play_after_draw == "any")
     ):  # here turn_play_problem is "in pile_ok" alone (the same decision, as one set test)
         has_play = not s.pile_ok.isdisjoint(hand)
@@ -283,6 +340,11 @@ def pass_problem(
         return "the draw already ended the turn"
     if s.must_play is not None:
         return f"the drawn {s.must_play} covers and must be played"
+    if not s.stock and drawable(s):
+        return (
+            "the stock is empty but the discard pile can be reshuffled: a reshuffle "
+            "must be logged before the draw"
+        )
     if not s.draws_this_turn:
         return "a player passes only after drawing, or when there is nothing to draw"
     return f"drew {s.draws_this_turn} of {s.rules.max_draws} allowed draws"

@@ -31,6 +31,21 @@ def missing_cards(s: State, player: str, cards: list[Card]) -> Counter[Card]:
     return short
 
 
+def seen_at(s: State, card: Card) -> str:
+    """Where every copy of ``card`` is seen in a partial log, for a message."""
+    places = []
+    k = s.discard.count(card)
+    if k:
+        face_up = " (the face-up starter)" if s.discard == [card] else ""
+        places.append(f"on the discard pile{face_up}")
+    for p, h in s.hands.items():
+        if card in h:
+            places.append(f"in {p}'s hand")
+    if not places:
+        places.append("already played and not back in the stock")
+    return f"{card} is " + " and ".join(places)
+
+
 def take_partial(s: State, player: str, drawn: list[Card] | None, n: int, what: str) -> list[Card]:
     """A draw in a partial log: shown cards must be among the unseen ones; the stock's
     order cannot be checked.

@@ -1,6 +1,7 @@
 """Plays and what the cards do: the ``play`` and ``suit`` events (RULES.md 1-11; PRESETS.md
 rulings 1-8: wild cards and suits, draw cards, skips, reverses, play-again, covers,
-jump-in, draws that hit the previous player; option ``multi_play``, ``max_plays``).
+jump-in, draws that hit the previous player; 19: a cover card as the last card; 21:
+``multi_play_any_suit``; options ``multi_play``, ``max_plays``).
 
 :func:`on_play` checks a play (turn, hand, legality from :mod:`.legality`), then
 :func:`lay_down` moves the cards and :func:`after_cards` applies their powers and moves the
@@ -9,13 +10,15 @@ turn. :func:`go_out` ends the round for a player who emptied the hand.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from ..cards import Card
 from ..events import Play, SuitChoice
 from ..rules import CardRule
 from .actions import describe_legal
 from .errors import Problem, fail
 from .legality import finish_allowed, play_problem
-from .partial import missing_cards
+from .partial import missing_cards, seen_at
 from .state import (
     ENDED,
     HIDDEN,
@@ -27,6 +30,7 @@ from .state import (
     drawable,
     next_seat,
     note_turn_action,
+    set_cover,
     update_pile,
 )
 from .stock import check_card
@@ -85,7 +89,7 @@ def on_play(s: State, ev: Play) -> None:
         fail(
             "card_does_not_match",
             f"{player} may not go out on {cards[-1]}",
-            f"option no_finish_on = {list(rules.no_finish_on)}",
+            f"option no_finish_on = {list(rules.no_finish_on)}; PRESETS.md ruling 19",
             describe_legal(s),
         )
     lay_down(s, player, cards, answering_skip=answering_skip)
@@ -110,6 +114,22 @@ def check_in_hand(s: State, player: str, cards: list[Card]) -> None:
         if not short:
             return
         missing = " ".join(sorted(short.elements()))
+    if s.unseen is not None and HIDDEN in hand:
+        # a hidden hand: say where the card is seen; what it could legally play is hidden
+        need = Counter(missing.split())
+        gone = [c for c in need if s.unseen[c] < need[c]]
+        fail(
+            "card_not_in_hand",
+            f"{player} plays {missing} from a hidden hand, but "
+            + (
+                "no such card is left unseen: " + "; ".join(seen_at(s, c) for c in gone)
+                if gone
+                else f"only {hand.count(HIDDEN)} of {player}'s cards are hidden"
+            ),
+            "FORMAT.md Information levels (conservation against the unseen cards)",
+            f"a card still unseen that the rules allow here (which of them {player} "
+            "holds is hidden), or a draw or pass where the hidden hand allows one",
+        )
     fail(
         "card_not_in_hand",
         f"{player} plays {missing} but holds {' '.join(hand) or 'no cards'}",
@@ -126,6 +146,9 @@ def check_multi(s: State, player: str, cards: list[Card]) -> None:
             not go down together).
     """
     mode = s.rules.multi_play
+    rank = s.cards[cards[0]].rank
+    if rank in s.rules.multi_play_any_suit and all(s.cards[c].rank == rank for c in cards):
+        return  # cards of one such rank, whatever their suits (ruling 21)
     if mode == "none":
         fail(
             "card_does_not_match",
@@ -138,7 +161,6 @@ def check_multi(s: State, player: str, cards: list[Card]) -> None:
         ok = all(c == first for c in cards)
         kind = "identical cards"
     else:
-        rank = s.cards[first].rank
         ok = all(s.cards[c].rank == rank for c in cards)
         kind = "cards of one rank"
     if not ok:
@@ -227,6 +249,11 @@ def lay_down(
     if len(hand) == 1 and (rules.call_last_card or rules.call_last_wild):
         s.window = (player, "last")
     after_cards(s, player, cards, cancels=cancels)
+    if not hand and s.cover_owed is not None:
+        # emptying the hand while a cover is owed is not going out (ruling 19): the call
+        # window closes with no fault and a call fault of the player lapses
+        s.window = None
+        s.faults.pop(player, None)
     note_turn_action(s, player)
     s.jump_open = True
     s.last_player = player
@@ -275,7 +302,7 @@ def after_cards(
     if not starter_card and last.draw_previous:
         owe_previous(s, player, sum(i.draw_previous for i in infos))
     if not starter_card and last.cover:
-        s.cover_owed = cards[-1]
+        set_cover(s, cards[-1])
         begin_turn_same(s, seat)
         return
     if not starter_card and last.play_again:

@@ -96,6 +96,7 @@ class State:
     cover_owed: Card | None  # the cover card the current player must cover
     cover_drawing: bool  # drawing until the cover suit comes (cover_draw = "until_suit")
     must_play: Card | None  # a drawn card that can cover must cover
+    cover_drawn: Counter[Card]  # drawn for an until_suit cover before the suit came (ruling 20)
     play_again_owed: bool  # a play-again card owes a further card
     # --- the turn's draws (ruling 11)
     draws_this_turn: int  # non-effect draws this turn
@@ -115,6 +116,7 @@ class State:
     words: set[str]  # call words said since that player began acting
     window: tuple[str, str] | None  # an open call window: (player, "last" | "out")
     faults: dict[str, str]  # catchable call faults: player to reason
+    caught: dict[str, int]  # player to the event index of the last catch
     penalty_owed: tuple[str, int] | None  # a penalty split by an empty stock
     suit_after_penalty: str | None  # a caught wild finish names its suit after the penalty
     phantom: tuple[str, set[str]] | None  # the turn and skips a winning card began
@@ -123,6 +125,9 @@ class State:
     last_player: str | None  # who made that play
     last_turn_actor: str | None  # the last player who took a turn action
     prev_turn_actor: str | None  # the one before
+    # --- the events so far
+    event_index: int  # the index of the event being applied (header = 0)
+    first_action_done: bool  # a turn action was made this round (ruling 23)
     # --- counters a replay's visitors read
     turns: Counter[str]  # turns begun, per player
     skipped: Counter[str]  # turns lost to a skip card, per player
@@ -177,6 +182,7 @@ class State:
         self.cover_owed = None
         self.cover_drawing = False
         self.must_play = None
+        self.cover_drawn = Counter()
         self.play_again_owed = False
         self.draws_this_turn = 0
         self.drawn_card = None
@@ -193,6 +199,9 @@ class State:
         self.words = set()
         self.window = None
         self.faults = {}
+        self.caught = {}
+        self.event_index = 0
+        self.first_action_done = False
         self.penalty_owed = None
         self.suit_after_penalty = None
         self.phantom = None
@@ -227,11 +236,12 @@ _COPIED: tuple[str, ...] = (
     "hands", "stock", "stock_ordered", "discard", "current", "direction", "suit_to_follow",
     "any_card", "top_played_wild", "pile_ok", "awaiting_suit", "pending_draw", "pending_rank",
     "pending_ends_turn", "serving", "prev_owed", "pending_skip", "skip_rank", "just_skipped",
-    "cover_owed", "cover_drawing", "must_play", "play_again_owed", "draws_this_turn",
-    "drawn_card", "turn_over_after_draw", "plays", "blocked_passes", "out_player", "last_play",
-    "ended_reason", "winner", "scores", "cut_taken", "last_actor", "words", "window", "faults",
-    "penalty_owed", "suit_after_penalty", "phantom", "jump_open", "last_player",
-    "last_turn_actor", "prev_turn_actor", "turns", "skipped", "call_faults",
+    "cover_owed", "cover_drawing", "must_play", "cover_drawn", "play_again_owed",
+    "draws_this_turn", "drawn_card", "turn_over_after_draw", "plays", "blocked_passes",
+    "out_player", "last_play", "ended_reason", "winner", "scores", "cut_taken", "last_actor",
+    "words", "window", "faults", "caught", "penalty_owed", "suit_after_penalty", "phantom",
+    "jump_open", "last_player", "last_turn_actor", "prev_turn_actor", "event_index",
+    "first_action_done", "turns", "skipped", "call_faults",
 )  # fmt: skip
 
 
@@ -239,8 +249,12 @@ def update_pile(s: State) -> None:
     """Recompute :attr:`State.pile_ok` after the top card, the named suit or the wild state
     changed: the non-wild cards matching the top (or of the named suit, or all of them
     under ``wild_starter = "any"``), plus the wild cards unless a wild card played as one
-    is on top and ``wild_on_wild`` is off (RULES.md 1-2; ruling 1)."""
+    is on top and ``wild_on_wild`` is off (RULES.md 1-2; ruling 1). While a cover is owed
+    under ``cover_match = "suit"``: the cards of the cover card's suit (ruling 20)."""
     t = s.tables
+    if s.cover_owed is not None and s.rules.cover_match == "suit":  # ruling 20
+        s.pile_ok = t.with_suit.get(s.cards[s.cover_owed].suit, frozenset())
+        return
     wild_ok = s.rules.wild_on_wild or not s.top_played_wild
     if s.any_card:
         s.pile_ok = t.plain_wild if wild_ok else t.plain
@@ -251,6 +265,12 @@ def update_pile(s: State) -> None:
         s.pile_ok = (t.on_top_wild if wild_ok else t.on_top)[s.discard[-1]]
     else:
         s.pile_ok = frozenset()
+
+
+def set_cover(s: State, card: Card | None) -> None:
+    """The cover owed changes (ruling 5): the pile's cards may change with it (ruling 20)."""
+    s.cover_owed = card
+    update_pile(s)
 
 
 def next_seat(s: State, seat: int, steps: int = 1) -> int:
@@ -264,6 +284,8 @@ def begin_turn(s: State, seat: int) -> None:
     s.draws_this_turn = 0
     s.drawn_card = None
     s.must_play = None
+    if s.cover_drawn:
+        s.cover_drawn = Counter()
     s.turn_over_after_draw = False
     s.serving = False
     s.turns[s.players[seat]] += 1

@@ -92,11 +92,17 @@ def take(
                 "FORMAT.md Conventions (reshuffle)",
                 "a reshuffle event",
             )
+        refill = s.rules.empty_stock == "reshuffle" and len(s.discard) > 1
         fail(
             "draw_not_from_stock_top",
-            f"{what}: {n} cards drawn but the stock holds only {len(stock)}",
+            f"{what}: {n} cards drawn but the stock holds only {len(stock)}"
+            + (
+                f"; draw the {len(stock)} left, then a reshuffle must be logged before drawing more"
+                if refill
+                else ""
+            ),
             "FORMAT.md Conventions (draws)",
-            f"draw at most {len(stock)}",
+            f"draw at most {len(stock)}" + (", then a reshuffle event" if refill else ""),
         )
     if s.unseen is not None:
         return take_partial(s, player, drawn if cards is not None else None, n, what)

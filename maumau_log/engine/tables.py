@@ -22,6 +22,8 @@ class Tables:
         on_top: top card (played plainly) to the non-wild cards that match its suit or rank.
         of_suit: a named suit to the non-wild cards of that suit.
         plain: every non-wild card (``wild_starter = "any"``).
+        with_suit: a suit (None for jokers) to every card of it, wild or not (the covers of
+            ``cover_match = "suit"``, ruling 20).
     """
 
     wild: frozenset[Card]
@@ -31,6 +33,7 @@ class Tables:
     of_suit_wild: dict[str, frozenset[Card]]
     plain: frozenset[Card]
     plain_wild: frozenset[Card]
+    with_suit: dict[str | None, frozenset[Card]]
 
     def __init__(self, rules: Ruleset) -> None:
         cards = rules.cards
@@ -50,6 +53,9 @@ class Tables:
             self.of_suit_wild[suit] = ok | self.wild
         self.plain = frozenset(c for c, _ in plain)
         self.plain_wild = self.plain | self.wild
+        self.with_suit = {}  # every card of a suit, wild or not (cover_match = "suit")
+        for key in {i.suit for i in cards.values()}:
+            self.with_suit[key] = frozenset(c for c, i in cards.items() if i.suit == key)
 
 
 _CACHE: dict[int, tuple[Ruleset, Tables]] = {}

@@ -1,6 +1,7 @@
 """Whose event this is: the turn check every turn action passes, pending skips and their
 answers, lapsing draws (FORMAT.md Conventions "Seats and turns"; PRESETS.md rulings 6, 8,
-10 and 12).
+10 and 12; ruling 23: the first turn action of a match round; ruling 24: a wild starter's
+suit is named first).
 """
 
 from __future__ import annotations
@@ -58,6 +59,15 @@ def turn_check(s: State, player: str, verb: str, cards: list[Card] | None = None
     if s.phase != PLAY:
         not_in_play(s, player, verb, cards)
     if s.awaiting_suit is not None:
+        starter = not s.plays and len(s.discard) == 1  # wild_starter names it (ruling 24)
+        if starter:
+            fail(
+                "missing_suit_choice",
+                f"{s.awaiting_suit} names the suit for the wild starter "
+                f"{s.discard[-1]} first; {player} {what(verb, cards)} instead",
+                "option wild_starter = 'first_player_names'; PRESETS.md ruling 24",
+                f"a suit event by {s.awaiting_suit}",
+            )
         fail(
             "missing_suit_choice",
             f"{s.awaiting_suit} played a wild card and named no suit; "
@@ -85,12 +95,30 @@ def turn_check(s: State, player: str, verb: str, cards: list[Card] | None = None
     if s.pending_skip:
         resolve_skip(s, player)
     if player != s.players[s.current]:
-        fail(
-            "wrong_player",
-            f"{player} {what(verb, cards)} but it is {s.players[s.current]}'s turn",
-            "turn order (FORMAT.md Conventions: Seats and turns)",
-            describe_legal(s),
-        )
+        _not_your_turn(s, player, verb, cards)
+    s.first_action_done = True
+
+
+def _not_your_turn(s: State, player: str, verb: str, cards: list[Card] | None) -> None:
+    """Fail for a turn action out of turn; the first of a match round names the player who
+    starts it (ruling 23)."""
+    current = s.players[s.current]
+    match = s.match
+    starts = match is not None and not s.first_action_done
+    fail(
+        "wrong_starter" if starts else "wrong_player",
+        f"{player} {what(verb, cards)} but it is {current}'s turn"
+        + (
+            f": {current} makes the first turn action of round "
+            f"{match.round} of match {match.match_id}"
+            if starts and match is not None
+            else ""
+        ),
+        (f"option first_player = {s.rules.first_player!r}; PRESETS.md ruling 23")
+        if starts
+        else "turn order (FORMAT.md Conventions: Seats and turns)",
+        describe_legal(s),
+    )
 
 
 def not_in_play(s: State, player: str, verb: str, cards: list[Card] | None) -> None:
