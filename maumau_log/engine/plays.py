@@ -246,7 +246,7 @@ def lay_down(
     if jump:
         s.turns[player] += 1
     _clear_for_play(s, s.cards[cards[-1]].wild)
-    if len(hand) == 1 and (rules.call_last_card or rules.call_last_wild):
+    if s.calls_last and len(hand) == 1:
         s.window = (player, "last")
     after_cards(s, player, cards, cancels=cancels)
     if not hand and s.cover_owed is not None:

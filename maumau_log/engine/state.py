@@ -49,6 +49,8 @@ class State:
     rules: Ruleset  # the resolved ruleset
     header: Game  # the game's header event
     tables: Tables  # the ruleset's pile tables (tables.py)
+    refills: bool  # empty_stock = "reshuffle": the discard pile refills the stock
+    calls_last: bool  # a call is due for the last card (call_last_card or call_last_wild)
     cards: dict[Card, CardRule]  # what every card code of the pack does (rules.cards)
     players: list[str]  # in seat order
     n: int  # number of players
@@ -137,6 +139,8 @@ class State:
         self.rules = rules
         self.header = header
         self.tables = tables(rules)
+        self.refills = rules.empty_stock == "reshuffle"
+        self.calls_last = bool(rules.call_last_card or rules.call_last_wild)
         self.cards = rules.cards
         self.players = list(header.players)
         self.n = len(self.players)
@@ -229,7 +233,8 @@ class State:
 
 
 # the fields a deep copy copies: all declared on State but the read-only ones
-# (rules, header, tables, cards, match); tests/test_engine_layout.py keeps it complete
+# (_SHARED); tests/test_engine_layout.py keeps it complete
+_SHARED = ("rules", "header", "tables", "refills", "calls_last", "cards", "match")
 _COPIED: tuple[str, ...] = (
     "players", "n", "seat", "dealer", "match_totals", "match_rounds_won", "match_over",
     "match_winner", "match_end_seen", "fair_seed", "reshuffles", "unseen", "unchecked", "phase",
@@ -319,8 +324,9 @@ def first_seat(s: State) -> int:
 
 def drawable(s: State) -> int:
     """Cards that can still be drawn: the stock, plus the reshufflable discard pile."""
-    extra = len(s.discard) - 1 if s.rules.empty_stock == "reshuffle" else 0
-    return len(s.stock) + max(extra, 0)
+    if s.refills and s.discard:
+        return len(s.stock) + len(s.discard) - 1
+    return len(s.stock)
 
 
 def note_turn_action(s: State, player: str) -> None:
