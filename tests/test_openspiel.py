@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 import maumau_log.cli.import_cmds  # registers the import commands
@@ -169,6 +171,58 @@ def test_draw_emptying_the_stock_counts_as_a_pass() -> None:
     assert d is None, str(d)
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    players=st.integers(2, 8),
+    draws=st.sampled_from((1, 2, 5)),
+    turns=st.sampled_from((5, 30, 100)),
+    special=st.booleans(),
+    reshuffle=st.booleans(),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_is_legal_is_the_one_source_of_legal_actions(
+    players: int, draws: int, turns: int, special: bool, reshuffle: bool, seed: int
+) -> None:
+    """At every state of a random game, the constant-time ``is_legal`` allows exactly the
+    actions ``legal_actions`` lists (ids from -3 to 79: unknown ids never), and
+    ``any_card_playable`` answers as asking ``is_legal`` of each card would."""
+    params = GameParams(players, draws, turns, special, reshuffle)
+    state = CrazyEightsState(params)
+    rng = random.Random(seed)
+    while True:
+        legal = state.legal_actions()
+        assert legal == [a for a in range(-3, 80) if state.is_legal(a)]
+        if state.is_terminal():
+            assert legal == []
+            break
+        if state.current_player() >= 0 and not state.nominate and not state.twos_left:
+            assert state.any_card_playable() == any(state.is_legal(c) for c in range(52))
+        state.apply(rng.choice(legal))
+
+
+def test_legal_actions_hand_checked() -> None:
+    """A hand-checked position: 3 players, no special cards, p1 to play on 9H (suit H) with
+    2S 8C 9D KH and a full stock; then after two draws of max_draw_cards = 2, a pass."""
+    params = GameParams(players=3, max_draw_cards=2)
+    state = CrazyEightsState(params)
+    state.phase, state.current, state.last_card, state.last_suit = 1, 1, 30, 2  # 9H
+    state.history = [52]
+    for card in (3, 24, 29, 46):  # 2S, 8C, 9D, KH
+        state.hands[1][card] = 1
+    state.cards_left = 30
+    # 8C (wild), 9D (rank 9), KH (suit H), draw; not 2S, no pass yet
+    assert state.legal_actions() == [24, 29, 46, DRAW]
+    assert not state.is_legal(3) and not state.is_legal(PASS) and not state.is_legal(54)
+    state.draws_before_play, state.can_pass = 2, True
+    assert state.legal_actions() == [24, 29, 46, PASS]
+    state.nominate = True
+    assert state.legal_actions() == [54, 55, 56, 57]
+    state.nominate, state.twos_left = False, 2  # facing 2s: a 2 or the draw (and the pass)
+    assert state.legal_actions() == [3, DRAW, PASS]
+    state.start_twos = True  # once the draw of the 2s started, only drawing on
+    assert state.legal_actions() == [DRAW, PASS]
+
+
 def test_illegal_actions_are_located() -> None:
     params = GameParams(players=3)
     history = _random_history(params, 5)
@@ -248,6 +302,63 @@ def test_cli_rejects_with_located_errors(tmp_path: Path) -> None:
     assert res.exit_code == 2 and "holds no game" in res.output
 
 
+def test_cli_rejects_unencodable_and_markup_text(tmp_path: Path) -> None:
+    """A game id with a lone surrogate (JSON ``"\\ud800"``) cannot go into a UTF-8 log: that
+    game is rejected at its line, the good game beside it is written; a game string with
+    rich markup is shown literally."""
+    good = (SAMPLES / "histories.openspiel.txt").read_text().splitlines()[0]
+    obj = json.loads(good)
+    src = tmp_path / "in.ndjson"
+    src.write_text(
+        good + "\n" + json.dumps(dict(obj, game_id="\ud800x")) + "\n"
+        + json.dumps({"game": "[bold]go[/bold]", "history": [1]}) + "\n"
+    )  # fmt: skip
+    out = tmp_path / "out.jsonl"
+    res = _run("import", "openspiel", str(src), "--out", str(out))
+    assert res.exit_code == 1
+    text = " ".join(res.output.split())
+    assert f"{src}:2, game 2: the game id or the file name is not valid Unicode" in text
+    assert "game 3: not an OpenSpiel game string: '[bold]go[/bold]'" in text
+    assert "imported 1 game(s)" in text
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert json.loads(lines[0])["game_id"] == "in-1" and len(lines) == 103
+
+
+def test_cli_loads_only_the_named_command() -> None:
+    """``main`` imports only the module of the command named (the table in
+    ``maumau_log.cli``); every command registered when all are loaded is in the table, with
+    the module that registers it."""
+    import subprocess
+    import sys
+
+    from maumau_log import cli
+
+    for module in ("audit_cmds", "data_cmds", "import_cmds", "replay_cmds"):
+        __import__(f"maumau_log.cli.{module}")
+    where: dict[str, str] = {}
+    for cmd in cli.app.registered_commands:
+        assert cmd.callback is not None
+        where[cmd.name or cmd.callback.__name__] = cmd.callback.__module__
+    for group in cli.app.registered_groups:
+        assert group.typer_instance is not None and group.name is not None
+        first = group.typer_instance.registered_commands[0].callback
+        assert first is not None
+        where[group.name] = first.__module__
+    assert {k: f"maumau_log.cli.{v}" for k, v in cli._COMMAND_MODULES.items()} == where
+    code = (
+        "import sys\n"
+        "sys.argv = ['maumau-log', 'import', 'openspiel', '--help']\n"
+        "from maumau_log.cli import main\n"
+        "try:\n    main()\nexcept SystemExit as e:\n    code = e.code\n"
+        "heavy = sorted(m for m in ('polars', 'pyarrow', 'scipy', 'maumau_log.engine',"
+        " 'maumau_log.cli.replay_cmds') if m in sys.modules)\n"
+        "print('RESULT', code, heavy, file=sys.stderr)\n"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)  # fmt: skip
+    assert "RESULT 0 []" in res.stderr, res.stderr[-500:]
+
+
 # -- against the real OpenSpiel --------------------------------------------------------------
 
 GROUPS = list(itertools.product((False, True), (False, True)))  # (special, reshuffle)
@@ -312,8 +423,12 @@ def test_action_names_match_pyspiel() -> None:
 
 def test_openspiel_returns_break_the_documented_rule(tmp_path: Path) -> None:
     """OpenSpiel's ScoreUp charges a number card its card id + 2 (3C = id 4 -> 6, 10H = id 34
-    -> 36), not its face value: written as round_end.scores, the validator reports
-    wrong_score at round_end, and only there."""
+    -> 36), not its face value: written as round_end.scores (``--returns scores``), the
+    validator reports wrong_score at round_end, and only there.
+
+    Changed for issue 10 item 3: ``--returns field`` is the import's default now, so this
+    audit passes ``--returns scores`` (before, the default wrote the scores); the same games
+    imported by default validate clean."""
     pyspiel = pytest.importorskip("pyspiel")
     from maumau_log.openspiel import pyspiel_random_game
 
@@ -325,13 +440,75 @@ def test_openspiel_returns_break_the_documented_rule(tmp_path: Path) -> None:
             assert returns_explained(params, history)[1]  # OpenSpiel's code, exactly
             fh.write(json.dumps({"game": params.game_string(), "history": history}) + "\n")
     out = tmp_path / "games.jsonl"
-    assert _run("import", "openspiel", str(src), "--out", str(out)).exit_code == 0
+    res = _run("import", "openspiel", str(src), "--returns", "scores", "--out", str(out))
+    assert res.exit_code == 0
     res = _run("validate", "--json", str(out))
     report = json.loads(res.stdout)
     assert report["games"] == 20
     for v in report["violations"]:
         assert v["code"] == "wrong_score" and "round_end.scores gives" in v["message"]
     assert report["invalid"] >= 15  # nearly every game: a loser holds some number card
+    plain = tmp_path / "plain.jsonl"
+    assert _run("import", "openspiel", str(src), "--out", str(plain)).exit_code == 0
+    report = json.loads(_run("validate", "--json", str(plain)).stdout)
+    assert (report["games"], report["invalid"], report["violations"]) == (20, 0, [])
+
+
+def test_default_import_validates_clean_and_scores_audit_flags(tmp_path: Path) -> None:
+    """Issue 10 item 3, on the shipped histories (no pyspiel needed): by default the import
+    keeps OpenSpiel's returns only as ``openspiel_returns`` and every correct game
+    validates clean; ``--returns scores`` makes the same games fail with ``wrong_score`` at
+    their ``round_end``, with the figures worked out by hand here:
+
+    - ``histories-3`` (2 players; p0 went out): p1 holds 2H 5H 7H 10D 10H JH QS AH. Face
+      value (the preset's ``points``, OpenSpiel's documentation): 2+5+7+10+10+10+10+10 = 64.
+      OpenSpiel's ScoreUp, card id + 2 for a number card: 2H (id 2) 4, 5H (id 14) 16,
+      7H (id 22) 24, 10D (id 33) 35, 10H (id 34) 36, J Q A 10 each: 4+16+24+35+36+30 = 145.
+    - ``histories-1`` (2 players, no winner): p0 holds 3H 5C 6D 9D QC: face 3+5+6+9+10 = 33,
+      OpenSpiel 8+14+19+31+10 = 82 (3H id 6, 5C id 12, 6D id 17, 9D id 29); p1 holds 7C:
+      face 7, OpenSpiel 22 (id 20).
+    - ``histories-2`` (5 players; p2 went out): p0 holds 2S 9S 10S JC AS: face
+      2+9+10+10+10 = 41, OpenSpiel 5+33+37+10+10 = 95 (2S id 3, 9S id 31, 10S id 35).
+    """
+    src = SAMPLES / "histories.openspiel.txt"
+    plain, audit = tmp_path / "plain.jsonl", tmp_path / "audit.jsonl"
+    res = _run("import", "openspiel", str(src), "--out", str(plain))
+    assert res.exit_code == 0, res.output
+    ends = [json.loads(ln) for ln in plain.read_text().splitlines() if '"round_end"' in ln]
+    assert [e.get("scores") for e in ends] == [None, None, None]
+    assert ends[2]["openspiel_returns"] == {"p0": 0, "p1": -145}
+    assert ends[0]["openspiel_returns"] == {"p0": -82, "p1": -22}
+    res = _run("validate", "--json", str(plain))
+    assert res.exit_code == 0, res.output
+    report = json.loads(res.stdout)
+    assert (report["games"], report["valid"], report["violations"]) == (3, 3, [])
+
+    res = _run("import", "openspiel", str(src), "--returns", "scores", "--out", str(audit))
+    assert res.exit_code == 0, res.output
+    games = audit.read_text().splitlines()
+    starts = [i for i, ln in enumerate(games) if '"type":"game"' in ln]
+    ends_at = [i for i, ln in enumerate(games) if '"round_end"' in ln]
+    res = _run("validate", "--json", str(audit))
+    assert res.exit_code == 1
+    report = json.loads(res.stdout)
+    assert (report["games"], report["invalid"]) == (3, 3)
+    found = {v["game_id"]: v for v in report["violations"]}
+    assert set(found) == {"histories-1", "histories-2", "histories-3"}
+    for k, gid in enumerate(("histories-1", "histories-2", "histories-3")):
+        v = found[gid]
+        assert v["code"] == "wrong_score"
+        # the round_end event: its line in the file, its index in its game (header = 0)
+        assert v["line"] == ends_at[k] + 1
+        assert v["event_index"] == ends_at[k] - starts[k]
+    assert found["histories-3"]["event_index"] == 56
+    assert "p1 -145" in found["histories-3"]["message"]
+    assert "-64" in found["histories-3"]["message"]
+    assert found["histories-3"]["expected"] == str({"p0": 0, "p1": -64})
+    assert "p0 -82" in found["histories-1"]["message"]
+    assert "-33" in found["histories-1"]["message"]
+    assert found["histories-1"]["expected"] == str({"p0": -33, "p1": -7})
+    assert "p0 -95" in found["histories-2"]["message"]
+    assert "-41" in found["histories-2"]["message"]
 
 
 def test_serialized_state_roundtrip(tmp_path: Path) -> None:
