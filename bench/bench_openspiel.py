@@ -99,7 +99,9 @@ def run(cmd: list[str], env: dict[str, str], ok: tuple[int, ...] = (0,)) -> tupl
     """Run one whole process; return (wall seconds, CPU seconds user + sys)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    res = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # run from the output folder: ``python -m`` puts the working directory first on
+    # sys.path, which would let a checkout there win over the PYTHONPATH chosen
+    res = subprocess.run(cmd, env=env, cwd=OUT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     wall = time.perf_counter() - t
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if res.returncode not in ok:

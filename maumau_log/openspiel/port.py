@@ -30,6 +30,7 @@ lists the actions it allows, and :meth:`~CrazyEightsState.why_illegal` explains 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from .actions import (
@@ -260,25 +261,30 @@ class CrazyEightsState:
         Raises:
             IllegalAction: the action is not legal here (``action_index`` set).
         """
-        if not self.is_legal(action):
-            raise IllegalAction(self.why_illegal(action), action_index=len(self.history))
-        if self.phase == _DEAL:
-            self._apply_deal(action)
-        else:
-            if self.record_legal:
-                self.legal_log[len(self.history)] = self.legal_actions()
-            self._apply_play(action)
-        self.history.append(action)
+        self.apply_all((action,))
 
-    def apply_all(self, history: list[int]) -> None:
-        """Apply every action of ``history`` in turn (as :meth:`apply`).
+    def apply_all(self, history: Sequence[int]) -> None:
+        """Apply every action of ``history`` in turn, each as OpenSpiel's ``DoApplyAction``
+        after :meth:`is_legal` allowed it.
 
+        Args:
+            history: action ids, continuing the history applied so far.
         Raises:
-            IllegalAction: the first action that is not legal (``action_index`` set).
+            IllegalAction: the first action that is not legal (``action_index`` set: its
+                index in the whole history); the actions before it stay applied.
         """
-        apply = self.apply
+        is_legal, deal, play = self.is_legal, self._apply_deal, self._apply_play
+        done = self.history
         for action in history:
-            apply(action)
+            if not is_legal(action):
+                raise IllegalAction(self.why_illegal(action), action_index=len(done))
+            if self.phase == _DEAL:
+                deal(action)
+            else:
+                if self.record_legal:
+                    self.legal_log[len(done)] = self.legal_actions()
+                play(action)
+            done.append(action)
 
     def _next(self) -> int:
         return (self.current + self.direction + self.n) % self.n
