@@ -32,11 +32,9 @@ conversion, in this process.
 from __future__ import annotations
 
 import argparse
-import cProfile
 import itertools
 import json
 import os
-import pstats
 import random
 import resource
 import statistics
@@ -117,18 +115,35 @@ def env_for(tree: Path) -> dict[str, str]:
     return env
 
 
-def profile(histories: Path, top: int) -> None:
-    """cProfile of the import's conversion of every history, in this process."""
-    sys.path.insert(0, str(ROOT))
-    from maumau_log.openspiel import convert_source, encode_game, read_source
+PROFILE = """
+import cProfile, pstats, sys
+from maumau_log import openspiel as o
+path, top = sys.argv[1], int(sys.argv[2])
+if hasattr(o, "encode_game"):
+    encode = o.encode_game
+else:  # an older checkout: one json.dumps per event, as its CLI did
+    def encode(events):
+        return ("\\n".join(o.dumps_event(e) for e in events) + "\\n").encode("utf-8")
+def convert():
+    return sum(len(encode(o.convert_source(s, path, "field"))) for s in o.read_source(path))
+prof = cProfile.Profile()
+prof.enable()
+n = convert()
+prof.disable()
+print(f"cProfile of the conversion ({n:,} bytes), top {top} by own time:")
+pstats.Stats(prof).strip_dirs().sort_stats("tottime").print_stats(top)
+"""
 
-    name = str(histories)
-    prof = cProfile.Profile()
-    prof.enable()
-    n = sum(len(encode_game(convert_source(s, name))) for s in read_source(histories))  # type: ignore[arg-type]
-    prof.disable()
-    print(f"\ncProfile of the conversion ({n:,} bytes written), top {top} by own time:")
-    pstats.Stats(prof).strip_dirs().sort_stats("tottime").print_stats(top)
+
+def profile(histories: Path, top: int, tree: Path, label: str) -> None:
+    """Print a cProfile of the import's conversion (read, port, events, JSON) of every
+    history by the code of ``tree``, in a process of its own."""
+    res = subprocess.run(
+        [sys.executable, "-c", PROFILE, str(histories), str(top)],
+        env=env_for(tree), cwd=OUT, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    lines = [ln for ln in res.stdout.splitlines() if ln.strip()]
+    print(f"\n{label}: " + "\n".join(lines))
 
 
 def main() -> None:
@@ -238,7 +253,9 @@ def main() -> None:
             f"{ratio(['import (baseline)'], ['validate (baseline)'])}"
         )
     if a.profile:
-        profile(histories, a.profile)
+        profile(histories, a.profile, ROOT, "this checkout")
+        if a.baseline is not None:
+            profile(histories, a.profile, a.baseline.resolve(), "baseline")
 
 
 if __name__ == "__main__":
