@@ -153,15 +153,15 @@ def events_from_trace(
 
     for entry in state.trace:
         kind = entry[0]
-        if kind == "drawn":
-            assert open_draw is not None
-            open_draw["cards"].append(codes[entry[2]])
-            drawn.append(entry[2])
-        elif kind == "play":
+        if kind == "play":
             open_draw = None
             add({"type": "play", "player": names[entry[1]], "cards": [codes[entry[2]]]})
             mark(entry[3])
             awaiting_suit = entry[2] >> 2 == EIGHT_RANK
+        elif kind == "drawn":
+            assert open_draw is not None
+            open_draw["cards"].append(codes[entry[2]])
+            drawn.append(entry[2])
         elif kind == "draw":
             reason = "effect" if entry[2] else ("voluntary" if entry[3] else "no_play")
             open_draw = {"type": "draw", "player": names[entry[1]], "cards": [], "reason": reason}

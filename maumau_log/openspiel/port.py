@@ -274,16 +274,16 @@ class CrazyEightsState:
                 index in the whole history); the actions before it stay applied.
         """
         is_legal, deal, play = self.is_legal, self._apply_deal, self._apply_play
-        done = self.history
+        done, record = self.history, self.record_legal
         for action in history:
             if not is_legal(action):
                 raise IllegalAction(self.why_illegal(action), action_index=len(done))
-            if self.phase == _DEAL:
-                deal(action)
-            else:
-                if self.record_legal:
+            if self.phase == _PLAY:
+                if record:
                     self.legal_log[len(done)] = self.legal_actions()
                 play(action)
+            else:
+                deal(action)
             done.append(action)
 
     def _next(self) -> int:
