@@ -13,7 +13,9 @@ included, as a user runs ``validate``):
    once (keeping a million parsed lines alive would measure the garbage collector);
 2. ``Replayer().replay_file`` with the engine in pure Python (``MAUMAU_LOG_PURE_PYTHON=1``);
 3. the same with the compiled engine (when ``maumau_log.engine.COMPILED``);
-4. optionally a baseline source tree (``--baseline DIR``, e.g. the commit before issue 12
+4. the replay driver alone (reading, decoding, per-game bookkeeping; ``Engine.apply`` a
+   no-op), the floor any engine speed-up meets;
+5. optionally a baseline source tree (``--baseline DIR``, e.g. the commit before issue 12
    unpacked with ``git archive``), for a before/after in the same run.
 
 Per core means CPU time (user + system of the child process): on a shared machine the wall
@@ -60,6 +62,16 @@ try:
     from maumau_log.engine import COMPILED as compiled
 except ImportError:
     compiled = None
+"""
+
+DRIVER = """
+import resource, sys
+import maumau_log.engine.core as core
+core.Engine.apply = lambda self, event: None  # the replay driver alone (pure build only)
+from maumau_log.replay import Replayer
+n = 0
+for report in Replayer().replay_file(sys.argv[1]):
+    n += report.events
 """
 
 REPORT = """
@@ -134,6 +146,7 @@ def main() -> None:
         env = env_for(args.baseline.resolve(), True)
         rows.append(("validate, before", best(VALIDATE, path, env, args.repeat), None))
     pure_env = env_for(ROOT, True)
+    driver = best(DRIVER, path, pure_env, args.repeat)
     rows.append(("validate, pure Python", best(VALIDATE, path, pure_env, args.repeat), None))
     compiled_env = env_for(ROOT, False)
     compiled = best(VALIDATE, path, compiled_env, args.repeat)
@@ -150,18 +163,22 @@ def main() -> None:
         with_small.append((name, doc, run(VALIDATE, small, env)))
     rows = rows[:1] + with_small
 
+    rows.insert(1, ("replay driver, engine a no-op", driver, None))
     n = int(floor["events"])
     print(f"file: {path.name}: {n:,} events, {size_mb:.1f} MiB; best of {args.repeat}")
-    print(f"| run | CPU s | wall s | events/s (CPU) | x floor time | peak RSS {args.games // 4:,}"
-          f" / {args.games:,} games |")
+    print(
+        f"| run | CPU s | wall s | events/s (CPU) | x floor time | peak RSS {args.games // 4:,}"
+        f" / {args.games:,} games |"
+    )
     print("| --- | ---: | ---: | ---: | ---: | --- |")
     for name, doc, small_doc in rows:
         rate = n / doc["cpu"]
         ratio = doc["cpu"] / floor["cpu"]
         rss = (f"{small_doc['rss_mib']:.0f} / {doc['rss_mib']:.0f} MiB" if small_doc
                else f"{doc['rss_mib']:.0f} MiB")  # fmt: skip
-        print(f"| {name} | {doc['cpu']:.2f} | {doc['wall']:.2f} | {rate:,.0f} | {ratio:.2f} | "
-              f"{rss} |")
+        print(
+            f"| {name} | {doc['cpu']:.2f} | {doc['wall']:.2f} | {rate:,.0f} | {ratio:.2f} | {rss} |"
+        )
         if "games" in doc and doc["valid"] != doc["games"]:
             print(f"  ({int(doc['valid'])}/{int(doc['games'])} valid: the builds disagree?)")
     names = [r[0] for r in rows]
