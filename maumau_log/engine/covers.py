@@ -36,7 +36,7 @@ def cover_draw(s: State, player: str, ev: Draw, n: int) -> None:
                 "option cover_draw = 'one'",
                 "draw 1",
             )
-        card = take(s, player, ev.cards, ev.count, f"{player}'s cover draw")[0]
+        card = take(s, player, ev.cards, ev.count, "{}'s cover draw")[0]
         if card == HIDDEN:
             hidden_cover_draw(s)
         elif playable(s, card):
@@ -48,7 +48,7 @@ def cover_draw(s: State, player: str, ev: Draw, n: int) -> None:
             else:
                 s.turn_over_after_draw = True
         return
-    drawn = take(s, player, ev.cards, ev.count, f"{player}'s cover draw")
+    drawn = take(s, player, ev.cards, ev.count, "{}'s cover draw")
     if HIDDEN in drawn:
         hidden_cover_draw(s)
         return

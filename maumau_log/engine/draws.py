@@ -80,7 +80,7 @@ def on_draw(s: State, ev: Draw) -> None:
             "RULES.md (a player who cannot play draws one card)",
             "draw 1",
         )
-    drawn = take(s, player, ev.cards, ev.count, f"{player}'s draw")
+    drawn = take(s, player, ev.cards, ev.count, "{}'s draw")
     s.faults.pop(player, None)
     s.draws_this_turn += 1
     s.drawn_card = drawn[0]
@@ -117,7 +117,7 @@ def _serve_pending(s: State, player: str, ev: Draw, n: int) -> None:
             f"option draw = {dict(rules.draw)}; PRESETS.md ruling 12",
             f"draw {min(s.pending_draw, len(s.stock))}",
         )
-    take(s, player, ev.cards, ev.count, f"{player}'s draw")
+    take(s, player, ev.cards, ev.count, "{}'s draw")
     s.faults.pop(player, None)
     if rules.emptying_draw_counts_as_pass and n == s.pending_draw and drawable(s) == 0:
         s.blocked_passes += 1  # OpenSpiel counts it toward the blocked passes
@@ -163,7 +163,7 @@ def serve_previous(s: State, player: str, ev: Draw) -> None:
             f"option draw_previous = {dict(s.rules.draw_previous)}; PRESETS.md ruling 8",
             f"draw {min(owed, len(s.stock)) or owed}",
         )
-    take(s, player, ev.cards, None if ev.cards is not None else n, f"{player}'s draw")
+    take(s, player, ev.cards, None if ev.cards is not None else n, "{}'s draw")
     s.jump_open = False
     left = owed - n
     if left and drawable(s):

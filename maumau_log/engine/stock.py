@@ -64,7 +64,8 @@ def take(
     Args:
         cards: the drawn cards as logged, or None (a draw of ``count`` cards not shown).
         count: the logged count, or None.
-        what: the draw, for messages.
+        what: the draw, for messages: a template whose ``{}`` is the player, e.g.
+            ``"{}'s draw"`` (formatted only when a check fails).
     Returns:
         The cards drawn (HIDDEN for cards a partial log does not show).
     Raises:
@@ -72,11 +73,15 @@ def take(
             ``unsupported_rule`` (a count-only draw from an unlogged stock order).
     """
     if cards is not None:
-        drawn = [check_card(s, c, what) for c in cards]
+        table = s.cards
+        if len(cards) == 1 and cards[0] in table:
+            drawn = cards
+        else:
+            drawn = [c if c in table else check_card(s, c, what.format(player)) for c in cards]
         if count is not None and count != len(drawn):
             fail(
                 "wrong_draw_count",
-                f"{what} lists {len(drawn)} cards but says count {count}",
+                f"{what.format(player)} lists {len(drawn)} cards but says count {count}",
                 "FORMAT.md Events (draw)",
             )
         n = len(drawn)
@@ -88,14 +93,15 @@ def take(
         if not stock and s.rules.empty_stock == "reshuffle" and len(s.discard) > 1:
             fail(
                 "draw_not_from_stock_top",
-                f"{what}: the stock is empty; a reshuffle must be logged before drawing",
+                f"{what.format(player)}: the stock is empty; a reshuffle must be logged "
+                "before drawing",
                 "FORMAT.md Conventions (reshuffle)",
                 "a reshuffle event",
             )
         refill = s.rules.empty_stock == "reshuffle" and len(s.discard) > 1
         fail(
             "draw_not_from_stock_top",
-            f"{what}: {n} cards drawn but the stock holds only {len(stock)}"
+            f"{what.format(player)}: {n} cards drawn but the stock holds only {len(stock)}"
             + (
                 f"; draw the {len(stock)} left, then a reshuffle must be logged before drawing more"
                 if refill
@@ -105,12 +111,12 @@ def take(
             f"draw at most {len(stock)}" + (", then a reshuffle event" if refill else ""),
         )
     if s.unseen is not None:
-        return take_partial(s, player, drawn if cards is not None else None, n, what)
+        return take_partial(s, player, drawn if cards is not None else None, n, what.format(player))
     if cards is None:
         if not s.stock_ordered:
             fail(
                 "unsupported_rule",
-                f"{what} gives only a count, and the stock order is not logged: "
+                f"{what.format(player)} gives only a count, and the stock order is not logged: "
                 "the drawn cards cannot be known (partial logs are not replayed yet)",
                 "FORMAT.md Information levels",
             )
@@ -119,12 +125,12 @@ def take(
     elif s.stock_ordered:
         if n == 1:
             if stock[-1] != drawn[0]:
-                _not_the_top(what, drawn, stock[-1:])
+                _not_the_top(what.format(player), drawn, stock[-1:])
             stock.pop()
         else:
             top = stock[len(stock) - n :][::-1]
             if top != drawn:
-                _not_the_top(what, drawn, top)
+                _not_the_top(what.format(player), drawn, top)
             del stock[len(stock) - n :]
     else:
         pool = Counter(stock)
@@ -132,7 +138,7 @@ def take(
             if pool[c] <= 0:
                 fail(
                     "draw_not_from_stock_top",
-                    f"{what}: drew {c}, which is not in the stock",
+                    f"{what.format(player)}: drew {c}, which is not in the stock",
                     "FORMAT.md Conventions (card conservation)",
                 )
             pool[c] -= 1
