@@ -124,6 +124,7 @@ def ingest(
     runner: Runner | None = None,
     shard_bytes: int = SHARD_BYTES,
     on_shard: Callable[[ShardResult | ShardFailure], None] | None = None,
+    on_plan: Callable[[int], None] | None = None,
 ) -> IngestSummary:
     """Replay logs and add their games to a Parquet dataset (crash-safe, idempotent).
 
@@ -141,6 +142,7 @@ def ingest(
         runner: another runner (:data:`~maumau_log.runners.Runner`), or None for the local one.
         shard_bytes: target shard size of a large plain log.
         on_shard: called after each shard is merged (progress).
+        on_plan: called with the number of shards once they are planned.
     Returns:
         The :class:`IngestSummary`. Games already stored with the same content hash are
         skipped; a stored id with other content is a conflict (listed, not stored). A shard
@@ -157,6 +159,8 @@ def ingest(
         ingested_at = datetime.now(UTC)
         task = ShardTask(rules_file_options, collect=True, ingested_at=ingested_at)
         shards = plan_shards(files, shard_bytes)
+        if on_plan is not None:
+            on_plan(len(shards))
         results = runner(shards, task) if runner is not None else local_results(shards, task, jobs)
         touched: set[str] = set()
         for res in results:
