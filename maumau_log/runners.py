@@ -115,25 +115,28 @@ def pool_results(shards: Sequence[Shard], task: ShardTask, jobs: int) -> Iterato
     want = 0  # next shard to yield
     try:
         while want < len(shards):
-            while nxt < len(shards) and len(flight) + len(done) < window:
-                flight[nxt] = pool.submit(task, shards[nxt])
-                nxt += 1
-            if want in done:
-                yield done.pop(want)
-                want += 1
-                continue
             try:
+                while nxt < len(shards) and len(flight) + len(done) < window:
+                    flight[nxt] = pool.submit(task, shards[nxt])
+                    nxt += 1
+                if want in done:
+                    yield done.pop(want)
+                    want += 1
+                    continue
                 done[want] = flight.pop(want).result()
             except BrokenProcessPool:
-                suspects = [want]
-                for i, f in list(flight.items()):
-                    if f.done() and f.exception() is None:
+                # a worker died: keep what finished, run the rest of the flight alone
+                suspects = []
+                for i, f in flight.items():
+                    if f.done() and not f.cancelled() and f.exception() is None:
                         done[i] = f.result()
                     else:
                         suspects.append(i)
+                if want not in done and want not in flight and want < nxt:
+                    suspects.append(want)
                 flight = {}
                 _kill(pool)
-                for i in sorted(suspects):
+                for i in sorted(set(suspects)):
                     done[i] = _alone(task, shards[i])
                 pool = _pool(jobs)
     finally:
