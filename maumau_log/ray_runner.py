@@ -211,7 +211,7 @@ def _read_binary(paths: list[str]) -> Any:
     except ImportError:  # another Ray layout: names say nothing of compression then
         return ray.data.read_binary_files(paths, include_paths=True, override_num_blocks=len(paths))
 
-    class _AsStored(BinaryDatasource):  # type: ignore[misc]
+    class _AsStored(BinaryDatasource):
         def resolve_compression(self, path: str, open_args: dict[str, Any]) -> None:
             return None
 

@@ -70,7 +70,7 @@ def main() -> None:
     import signal
 
     try:
-        from . import audit_cmds, data_cmds, import_cmds, replay_cmds  # noqa: F401  (register)
+        from . import audit_cmds, compact_cmds, data_cmds, import_cmds, replay_cmds  # noqa: F401
 
         # a library imported above may take SIGINT over; Ctrl-C must stop the command (and
         # an interrupted ingest leaves the dataset as it was)
