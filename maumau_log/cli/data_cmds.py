@@ -239,7 +239,7 @@ def _match_board(
         lf = filter_matches(
             matches, ruleset=ruleset, player=player, since=since, include_invalid=include_invalid
         )
-        return match_stats(lf, player=player).collect()
+        return match_stats(lf, player=player).collect(engine="streaming")
     except (DatasetError, ValueError) as exc:
         fail(str(exc))
     except pl.exceptions.PolarsError as exc:
@@ -280,7 +280,7 @@ def _leaderboard(
             include_invalid=include_invalid,
             game_ids=game_ids,
         )
-        return player_stats(lf, by=by).collect()
+        return player_stats(lf, by=by).collect(engine="streaming")
     except (DatasetError, ValueError) as exc:
         fail(str(exc))
     except pl.exceptions.PolarsError as exc:
