@@ -260,3 +260,59 @@ def test_failure_is_never_silent() -> None:
     bad = ShardTask(rules_file_options={"no_such_option": 1})
     res = bad(Shard(0, str(SAMPLES / "valid" / "standard_4p.jsonl")))
     assert isinstance(res, ShardResult | ShardFailure)
+
+
+def _children(pid: int) -> set[int]:
+    out: set[int] = set()
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as fh:
+                out |= {int(x) for x in fh.read().split()}
+    except OSError:
+        pass
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="needs Linux /proc")
+def test_ctrl_c_stops_every_worker_and_leaves_the_dataset(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    small = _write(tmp_path / "small.jsonl", simulate("standard", 3, 5, seed=1))
+    ds = tmp_path / "ds"
+    ingest([small], ds, jobs=1)
+    before = {p: p.read_bytes() for p in ds.rglob("*") if p.is_file() and p.name != ".lock"}
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for k in range(4):
+        _write(logs / f"big{k}.jsonl", simulate("classic", 4, 1500, seed=10 + k))
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "maumau_log", "ingest", str(logs), "-o", str(ds), "--jobs", "2",
+         "--no-progress"],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    workers: set[int] = set()
+    deadline = time.monotonic() + 120
+    while len(workers) < 2 and time.monotonic() < deadline and proc.poll() is None:
+        workers |= _children(proc.pid)
+        time.sleep(0.1)
+    assert len(workers) >= 2, "the pool never started"
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    time.sleep(0.5)
+    assert not [w for w in workers if _alive(w)]
+    after = {p: p.read_bytes() for p in ds.rglob("*") if p.is_file() and p.name != ".lock"}
+    assert after == before
