@@ -256,49 +256,42 @@ def _header_at(line: bytes) -> tuple[bool, bool] | None:
     return True, ev.match_id is not None and ev.round not in (None, 1)
 
 
-def _cuts(path: Path, size: int, target: int) -> list[tuple[int, int]]:
-    """(byte offset, line number) of each cut of a large plain file, after the first."""
+def _cuts(path: Path, target: int) -> list[tuple[int, int]]:
+    """(byte offset, line number) of each cut of a large plain file, after the first.
+
+    A cut goes before the first header at or after every ``target`` bytes that does not
+    continue a match; when only match rounds follow, before the first of them once
+    ``target / 4`` more bytes have gone by without a better one.
+    """
     cuts: list[tuple[int, int]] = []
-    want = target
-    lines = 0  # newlines before ``pos``
-    pos = 0
+    want = target  # the next cut is due at or after this offset
+    lines = 0  # newlines before the current line
     fallback: tuple[int, int] | None = None
     with open(path, "rb", buffering=0) as fh:
         buf = b""
         base = 0  # file offset of buf[0]
-        while True:
-            more = fh.read(_SCAN)
-            if not more:
-                break
+        while more := fh.read(_SCAN):
             buf += more
-            # walk the complete lines of buf
             at = 0
-            while True:
-                nl = buf.find(b"\n", at)
-                if nl < 0:
-                    break
-                line_start = base + at
-                if line_start >= want and line_start > 0:
+            while (nl := buf.find(b"\n", at)) >= 0:
+                start = base + at
+                if start >= want:
                     head = _header_at(buf[at:nl])
                     if head is not None:
-                        continues = head[1]
-                        if not continues:
-                            cuts.append((line_start, lines + 1))
-                            want = line_start + target
-                            fallback = None
+                        if not head[1]:
+                            cuts.append((start, lines + 1))
                         elif fallback is None:
-                            fallback = (line_start, lines + 1)
-                        elif line_start - fallback[0] > target // 4:
+                            fallback = (start, lines + 1)
+                        elif start - fallback[0] > target // 4:
                             cuts.append(fallback)
-                            want = fallback[0] + target
+                        if cuts and cuts[-1][0] >= want:
+                            want = cuts[-1][0] + target
                             fallback = None
                 lines += 1
                 at = nl + 1
             base += at
             buf = buf[at:]
-            pos = base
-    del pos
-    return [c for c in cuts if c[0] < size]
+    return cuts
 
 
 def plan_shards(
@@ -324,7 +317,7 @@ def plan_shards(
         if size <= 2 * shard_bytes or not _is_plain(path):
             shards.append(Shard(len(shards), name))
             continue
-        cuts = _cuts(path, size, shard_bytes)
+        cuts = _cuts(path, shard_bytes)
         start, line = 0, 1
         for off, ln in cuts:
             shards.append(Shard(len(shards), name, start, off, line))

@@ -316,3 +316,20 @@ def test_ctrl_c_stops_every_worker_and_leaves_the_dataset(tmp_path: Path) -> Non
     assert not [w for w in workers if _alive(w)]
     after = {p: p.read_bytes() for p in ds.rglob("*") if p.is_file() and p.name != ".lock"}
     assert after == before
+
+
+def test_engine_ray_without_ray_is_a_usage_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from typer.testing import CliRunner
+
+    import maumau_log.cli.replay_cmds  # noqa: F401  (registers the commands)
+    from maumau_log.cli import app
+
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray raises ImportError
+    monkeypatch.delitem(sys.modules, "maumau_log.ray_runner", raising=False)
+    res = CliRunner().invoke(app, ["validate", str(SAMPLES / "valid"), "--engine", "ray"])
+    assert res.exit_code == 2
+    assert "pip install 'maumau-log[ray]'" in res.stderr
+    res = CliRunner().invoke(app, ["validate", str(SAMPLES / "valid"), "--engine", "spark"])
+    assert res.exit_code == 2 and "--engine must be one of local, ray" in res.stderr

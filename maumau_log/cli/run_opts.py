@@ -52,9 +52,10 @@ def make_runner(engine: str, jobs: int | None, address: str | None) -> Runner:
     if engine == "ray":
         try:
             from ..ray_runner import ray_runner
+
+            return ray_runner(address=address, num_cpus=jobs)
         except ImportError:
             fail("--engine ray needs Ray: pip install 'maumau-log[ray]'")
-        return ray_runner(address=address, num_cpus=jobs)
     n = jobs if jobs is not None else default_jobs()
 
     def run(shards: Sequence[Shard], task: ShardTask) -> Iterator[Outcome]:
