@@ -275,18 +275,16 @@ def _cuts(path: Path, target: int) -> list[tuple[int, int]]:
             at = 0
             while (nl := buf.find(b"\n", at)) >= 0:
                 start = base + at
-                if start >= want:
-                    head = _header_at(buf[at:nl])
-                    if head is not None:
-                        if not head[1]:
-                            cuts.append((start, lines + 1))
-                        elif fallback is None:
-                            fallback = (start, lines + 1)
-                        elif start - fallback[0] > target // 4:
-                            cuts.append(fallback)
-                        if cuts and cuts[-1][0] >= want:
-                            want = cuts[-1][0] + target
-                            fallback = None
+                head = _header_at(buf[at:nl]) if start >= want else None
+                if head is not None and not head[1]:  # a header that continues no match
+                    cuts.append((start, lines + 1))
+                    want, fallback = start + target, None
+                elif head is not None:  # a later round of a match
+                    if fallback is not None and start - fallback[0] > target // 4:
+                        cuts.append(fallback)
+                        want, fallback = fallback[0] + target, None
+                    if fallback is None and start >= want:
+                        fallback = (start, lines + 1)
                 lines += 1
                 at = nl + 1
             base += at

@@ -333,3 +333,59 @@ def test_engine_ray_without_ray_is_a_usage_error(monkeypatch: pytest.MonkeyPatch
     assert "pip install 'maumau-log[ray]'" in res.stderr
     res = CliRunner().invoke(app, ["validate", str(SAMPLES / "valid"), "--engine", "spark"])
     assert res.exit_code == 2 and "--engine must be one of local, ray" in res.stderr
+
+
+def test_cut_points_by_hand(tmp_path: Path) -> None:
+    # three games of two lines each, the second and third game start at bytes 200 and 400
+    def header(gid: str, extra: str = "") -> bytes:
+        return (
+            f'{{"type":"game","format":"maumau-log/1","game_id":"{gid}","ruleset":"standard",'
+            f'"players":["a","b"]{extra}}}'
+        ).encode()
+
+    lines = []
+    for gid, extra in (("g1", ""), ("g2", ',"match_id":"m","round":2'), ("g3", "")):
+        h = header(gid, extra)
+        body = b'{"type":"pass","player":"a"}'
+        pad = 200 - len(h) - len(body) - 3  # the game takes exactly 200 bytes
+        lines.append(h + b"\n" + body + b" " * pad + b"\n\n")
+    log = tmp_path / "three.jsonl"
+    log.write_bytes(b"".join(lines))
+    assert log.stat().st_size == 600
+    # target 80 bytes: the cut due after byte 80 finds g2 (a match's round 2: held as the
+    # fallback) and then g3 (no match) -> the cut goes before g3, at byte 400, line 7
+    assert [(s.start, s.end, s.first_line) for s in plan_shards([log], shard_bytes=80)] == [
+        (0, 400, 1),
+        (400, None, 7),
+    ]
+    # a file up to twice the target is one shard
+    assert [(s.start, s.end, s.first_line) for s in plan_shards([log], shard_bytes=300)] == [
+        (0, None, 1)
+    ]
+    # the lines of the two shards are the file's, with the file's line numbers
+    a, b = plan_shards([log], shard_bytes=80)
+    got = [n for n, _ in iter_lines(log, start=a.start, end=a.end)]
+    got += [n for n, _ in iter_lines(log, start=b.start, first_line=b.first_line)]
+    assert got == [1, 2, 4, 5, 7, 8]
+
+
+def test_cut_inside_a_match_when_no_match_starts(tmp_path: Path) -> None:
+    # g1, then rounds 2, 3 and 4 of match m, 200 bytes each: with only match rounds ahead,
+    # a cut waits target / 4 = 20 bytes for a better header, then takes the first round
+    out = []
+    for gid, rnd in (("g1", None), ("g2", 2), ("g3", 3), ("g4", 4)):
+        extra = "" if rnd is None else f',"match_id":"m","round":{rnd}'
+        h = (
+            f'{{"type":"game","format":"maumau-log/1","game_id":"{gid}","ruleset":"classic",'
+            f'"players":["a","b"]{extra}}}'
+        ).encode()
+        body = b'{"type":"pass","player":"a"}'
+        out.append(h + b"\n" + body + b" " * (200 - len(h) - len(body) - 3) + b"\n\n")
+    log = tmp_path / "match.jsonl"
+    log.write_bytes(b"".join(out))
+    assert log.stat().st_size == 800
+    assert [(s.start, s.end, s.first_line) for s in plan_shards([log], shard_bytes=80)] == [
+        (0, 200, 1),
+        (200, 400, 4),
+        (400, None, 7),
+    ]
