@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from array import array
 from collections.abc import Iterable, Mapping
@@ -40,6 +39,7 @@ from .events import (
 from .matches import add_scores
 from .replay import GameReport
 from .rules import Ruleset
+from .shard import orphan_key
 from .store import (
     SCHEMAS,
     UNKNOWN,
@@ -632,9 +632,3 @@ class RecordCollector:
     def tables(self) -> dict[tuple[str, str], dict[str, pa.Table]]:
         """The buffered rows as pyarrow tables: (ruleset, date) to table name to table."""
         return {part: buf.tables() for part, buf in self.buffers.items()}
-
-
-def orphan_key(report: GameReport) -> str:
-    """The key of events outside any game: the file's real path and line, so that another
-    spelling of the same path names the same rows."""
-    return f"?{os.path.realpath(report.file)}:{report.line}"

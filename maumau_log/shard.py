@@ -26,17 +26,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
-import pyarrow as pa
 
-from .collector import RecordCollector, orphan_key
 from .events import Game, decode_event
 from .logfile import GZIP_MAGIC, SNIFF_BYTES, ZSTD_MAGIC, LogReadError, iter_lines
 from .matches import MatchState
 from .replay import GameReport, Replayer
 from .violations import Violation
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 SHARD_BYTES = 32 * 1024 * 1024
 """Target size of a shard of a large plain log, in bytes (a file up to twice this size is
@@ -153,6 +154,12 @@ class ShardFailure:
         return f"{self.shard.describe()}: {self.error}"
 
 
+def orphan_key(report: GameReport) -> str:
+    """The key of events outside any game: the file's real path and line, so that another
+    spelling of the same path names the same rows."""
+    return f"?{os.path.realpath(report.file)}:{report.line}"
+
+
 def outcome(report: GameReport) -> GameOutcome:
     """The :class:`GameOutcome` of a replayed game's report."""
     gid = report.game_id
@@ -196,6 +203,8 @@ def run_shard(
         dataset. A file that cannot be opened gives ``unreadable`` and no games.
     """
     import copy
+
+    from .collector import RecordCollector  # Arrow and Polars only when rows are wanted
 
     collector = RecordCollector(ingested_at=ingested_at) if collect else None
     replayer = Replayer(rules_file_options, visitors=[collector] if collector else [])
