@@ -37,11 +37,17 @@ from .events import (
     Game,
     decode_event,
 )
-from .logfile import expand_paths
 from .match_records import MatchRound, match_rows, update_matches  # noqa: F401
 from .rules import RulesetError, resolve
 from .runners import Runner, ShardTask, local_results
-from .shard import SHARD_BYTES, GameOutcome, ShardFailure, ShardResult, plan_shards
+from .shard import (
+    SHARD_BYTES,
+    GameOutcome,
+    ShardFailure,
+    ShardResult,
+    expand_inputs,
+    plan_shards,
+)
 from .store import (
     UNKNOWN,
     DatasetError,
@@ -134,7 +140,8 @@ def ingest(
     and reports the same outcomes in the same order.
 
     Args:
-        paths: log files and folders, as for ``validate`` (:func:`expand_paths`).
+        paths: log files and folders, as for ``validate`` (:func:`expand_paths`); with a
+            ``runner`` that reads them (Ray), also pyarrow filesystem URIs.
         dataset: the dataset folder (created when missing).
         rules_file_options: options of a ``--rules`` file, or None.
         on_report: called with every game's outcome, in input order (progress, tallies).
@@ -152,7 +159,7 @@ def ingest(
         DatasetError: the dataset folder cannot be used (see :class:`DatasetWriter`).
     """
     t0 = time.perf_counter()
-    files = expand_paths([str(p) for p in paths])
+    files = expand_inputs([str(p) for p in paths])
     summary = IngestSummary(dataset=str(dataset), files=len(files))
     with DatasetWriter(dataset) as writer:
         known = known_games(dataset)

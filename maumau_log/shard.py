@@ -31,7 +31,15 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from .events import Game, decode_event
-from .logfile import GZIP_MAGIC, SNIFF_BYTES, ZSTD_MAGIC, LogReadError, iter_lines
+from .logfile import (
+    GZIP_MAGIC,
+    LOG_SUFFIXES,
+    SNIFF_BYTES,
+    ZSTD_MAGIC,
+    LogReadError,
+    expand_paths,
+    iter_lines,
+)
 from .matches import MatchState
 from .replay import GameReport, Replayer
 from .violations import Violation
@@ -155,9 +163,61 @@ class ShardFailure:
 
 
 def orphan_key(report: GameReport) -> str:
-    """The key of events outside any game: the file's real path and line, so that another
-    spelling of the same path names the same rows."""
-    return f"?{os.path.realpath(report.file)}:{report.line}"
+    """The key of events outside any game: the file's real path (or its URI) and line, so
+    that another spelling of the same path names the same rows."""
+    where = report.file if is_uri(report.file) else os.path.realpath(report.file)
+    return f"?{where}:{report.line}"
+
+
+def is_uri(path: str | os.PathLike[str]) -> bool:
+    """A pyarrow filesystem URI (``s3://bucket/logs/``, ``file:///data/logs``), not a path."""
+    return "://" in str(path)
+
+
+def _expand_uri(uri: str) -> list[str]:
+    """The log files a URI names: itself, or a folder's logs (recursively, sorted)."""
+    import pyarrow.fs as pafs
+
+    scheme = uri.split("://", 1)[0] + "://"
+    try:
+        fs, root = pafs.FileSystem.from_uri(uri)
+        info = fs.get_file_info(root)
+        if info.type == pafs.FileType.NotFound:
+            raise LogReadError(uri, None, "no such file or directory")
+        if info.type != pafs.FileType.Directory:
+            return [uri]
+        found = fs.get_file_info(pafs.FileSelector(root, recursive=True))
+    except (OSError, ValueError) as exc:
+        raise LogReadError(uri, None, f"cannot list: {exc}") from exc
+    names = sorted(
+        f.path
+        for f in found
+        if f.type == pafs.FileType.File and f.base_name.lower().endswith(LOG_SUFFIXES)
+    )
+    return [scheme + ("/" + n.lstrip("/") if scheme == "file://" else n) for n in names]
+
+
+def expand_inputs(paths: Sequence[str | os.PathLike[str]]) -> list[str | Path]:
+    """:func:`~maumau_log.logfile.expand_paths`, plus pyarrow filesystem URIs (for Ray).
+
+    Args:
+        paths: files, folders and URIs, as typed.
+    Returns:
+        The log files in order (each once): local ones as paths, URIs as URIs.
+    Raises:
+        LogReadError: a path or URI that does not exist or cannot be listed.
+    """
+    if not any(is_uri(p) for p in paths):
+        return list(expand_paths(paths))
+    out: list[str | Path] = []
+    seen: set[str] = set()
+    for p in paths:
+        for f in _expand_uri(str(p)) if is_uri(p) else expand_paths([p]):
+            key = str(f) if is_uri(f) else os.path.realpath(f)
+            if key not in seen:
+                seen.add(key)
+                out.append(f)
+    return out
 
 
 def outcome(report: GameReport) -> GameOutcome:
@@ -317,6 +377,9 @@ def plan_shards(
     for f in files:
         path = Path(f)
         name = str(f)
+        if is_uri(name):
+            shards.append(Shard(len(shards), name))
+            continue
         try:
             size = path.stat().st_size if path.is_file() else 0
         except OSError:

@@ -107,3 +107,22 @@ def test_a_failing_shard_on_ray_is_reported(ray_session: None, tmp_path: Path) -
 def _local(files: list[Path], ds: Path) -> Path:
     ingest(files, ds, jobs=1)
     return ds
+
+
+def test_uri_inputs_on_ray(ray_session: None, tmp_path: Path) -> None:
+    """A pyarrow filesystem URI (``file://`` here; ``s3://`` on a cluster) is read by Ray;
+    the dataset holds the same games as from the local path, named by their URI."""
+    folder = (SAMPLES / "valid").resolve()
+    uri = "file://" + str(folder)
+    local = ingest([folder], tmp_path / "local", jobs=1)
+    on_ray = ingest([uri], tmp_path / "ray", runner=ray_runner())
+    assert on_ray.failed == []
+    assert on_ray.games == local.games and on_ray.added == local.added
+    a = scan_all(tmp_path / "local")["games"].collect().sort("game_id")
+    b = scan_all(tmp_path / "ray")["games"].collect().sort("game_id")
+    assert a["game_id"].to_list() == b["game_id"].to_list()
+    assert a["content_hash"].to_list() == b["content_hash"].to_list()
+    assert b["source_file"][0].startswith("file:///")
+    res = CliRunner().invoke(app, ["validate", uri, "--engine", "ray", "--json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["games"] == local.games

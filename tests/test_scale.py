@@ -389,3 +389,14 @@ def test_cut_inside_a_match_when_no_match_starts(tmp_path: Path) -> None:
         (200, 400, 4),
         (400, None, 7),
     ]
+
+
+def test_uri_inputs_need_ray() -> None:
+    from typer.testing import CliRunner
+
+    import maumau_log.cli.replay_cmds  # noqa: F401  (registers the commands)
+    from maumau_log.cli import app
+
+    res = CliRunner().invoke(app, ["validate", "s3://bucket/logs/"])
+    assert res.exit_code == 2
+    assert "a URI input (s3://bucket/logs/) needs --engine ray" in res.stderr

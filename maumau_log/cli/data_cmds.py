@@ -206,15 +206,16 @@ def _print_ingest(summary: IngestSummary) -> None:
 
 
 def _run_ingest(
-    paths: list[Path],
+    paths: list[str],
     dataset: Path,
     rules: Path | None,
     on_report: Any = None,
     runner: Runner | None = None,
     progress: bool = True,
+    uris: bool = False,
 ) -> IngestSummary:
     file_options = load_rules_file(rules)
-    files = resolve_inputs(paths)
+    files = resolve_inputs(paths, uris=uris)
     try:
         with shard_progress(None, progress) as tick:
             return ingest(files, dataset, file_options, on_report=on_report, runner=runner,
@@ -293,7 +294,10 @@ def _leaderboard(
 
 @app.command("ingest")
 def ingest_cmd(
-    paths: Annotated[list[Path], typer.Argument(help="Log files or directories.")],
+    paths: Annotated[
+        list[str],
+        typer.Argument(help="Log files or directories (with --engine ray also URIs: s3://...)."),
+    ],
     dataset: Annotated[
         Path, typer.Option("--out", "-o", help="The dataset folder (created when missing).")
     ],
@@ -311,7 +315,9 @@ def ingest_cmd(
     shard failed (the others are stored; run it again to add the rest).
     """
     runner = make_runner(engine, jobs, address)
-    summary = _run_ingest(paths, dataset, rules, runner=runner, progress=progress)
+    summary = _run_ingest(
+        paths, dataset, rules, runner=runner, progress=progress, uris=engine == "ray"
+    )
     _print_ingest(summary)
     raise typer.Exit(summary.exit_code)
 
@@ -704,7 +710,10 @@ def query_cmd(
 
 @app.command("analyze")
 def analyze_cmd(
-    paths: Annotated[list[Path], typer.Argument(help="Log files or directories.")],
+    paths: Annotated[
+        list[str],
+        typer.Argument(help="Log files or directories (with --engine ray also URIs: s3://...)."),
+    ],
     dataset: Annotated[
         Path, typer.Option("--out", "-o", help="The dataset folder.")
     ] = DEFAULT_DATASET,
@@ -723,7 +732,7 @@ def analyze_cmd(
     runner = make_runner(engine, jobs, address)
     run = ValidationRun()
     summary = _run_ingest(paths, dataset, rules, on_report=run.add, runner=runner,
-                          progress=progress)  # fmt: skip
+                          progress=progress, uris=engine == "ray")  # fmt: skip
     run.print_report()
     _print_ingest(summary)
     df = _leaderboard(dataset, game_ids=summary.game_ids)

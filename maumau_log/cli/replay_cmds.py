@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -11,7 +12,7 @@ import typer
 from rich.table import Table
 
 from ..events import Game
-from ..logfile import LogReadError, expand_paths
+from ..logfile import LogReadError
 from ..rules import (
     PRESET_NAMES,
     UNSUPPORTED_PRESETS,
@@ -22,7 +23,7 @@ from ..rules import (
 )
 from ..runners import Runner, ShardTask, local_results
 from ..schema import load_schema
-from ..shard import GameOutcome, ShardFailure, plan_shards
+from ..shard import GameOutcome, ShardFailure, expand_inputs, is_uri, plan_shards
 from ..violations import Violation
 from . import EXIT_OK, EXIT_SHARD_FAILED, EXIT_USAGE, EXIT_VIOLATIONS, app, err, fail, out, safe
 from .output import open_out as _open_out
@@ -48,10 +49,13 @@ def load_rules_file(path: Path | None) -> dict[str, Any] | None:
         fail(str(exc))
 
 
-def resolve_inputs(paths: list[Path]) -> list[Path]:
-    """Expand files and directories into log files, or exit 2 (missing path, no logs)."""
+def resolve_inputs(paths: Sequence[str | Path], uris: bool = False) -> list[str | Path]:
+    """Expand files and directories (and, with ``uris``, pyarrow filesystem URIs) into log
+    files, or exit 2 (missing path, no logs, a URI without a runner that reads it)."""
+    if not uris and any(is_uri(p) for p in paths):
+        fail("a URI input (" + next(str(p) for p in paths if is_uri(p)) + ") needs --engine ray")
     try:
-        files = expand_paths(paths)
+        files = expand_inputs(paths)
     except LogReadError as exc:
         fail(str(exc))
     if not files:
@@ -81,7 +85,7 @@ class ValidationRun:
     def run(
         self,
         file_options: dict[str, Any] | None,
-        files: list[Path],
+        files: Sequence[str | Path],
         progress: bool = True,
         runner: Runner | None = None,
     ) -> None:
@@ -195,7 +199,10 @@ class ValidationRun:
 
 @app.command()
 def validate(
-    paths: Annotated[list[Path], typer.Argument(help="Log files or directories.")],
+    paths: Annotated[
+        list[str],
+        typer.Argument(help="Log files or directories (with --engine ray also URIs: s3://...)."),
+    ],
     rules: RulesOpt = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print one JSON document on stdout.")
@@ -211,7 +218,7 @@ def validate(
     unreadable input, 4 when a shard failed (a worker died).
     """
     file_options = load_rules_file(rules)
-    files = resolve_inputs(paths)
+    files = resolve_inputs(paths, uris=engine == "ray")
     runner = make_runner(engine, jobs, address)
     run = ValidationRun()
     run.run(file_options, files, progress=progress and not as_json, runner=runner)
