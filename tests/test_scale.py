@@ -256,10 +256,17 @@ def test_run_shard_is_pure(inputs: list[Path]) -> None:
             assert ta.equals(tb)
 
 
-def test_failure_is_never_silent() -> None:
-    bad = ShardTask(rules_file_options={"no_such_option": 1})
-    res = bad(Shard(0, str(SAMPLES / "valid" / "standard_4p.jsonl")))
-    assert isinstance(res, ShardResult | ShardFailure)
+def test_failure_is_never_silent(monkeypatch: pytest.MonkeyPatch) -> None:
+    from maumau_log import shard as shard_mod
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(shard_mod, "Replayer", broken)
+    s = Shard(3, str(SAMPLES / "valid" / "standard_4p.jsonl"), 100, 900, 5)
+    res = ShardTask()(s)
+    assert isinstance(res, ShardFailure)
+    assert str(res) == f"{s.path} (bytes 100-900, from line 5): RuntimeError: boom"
 
 
 def _children(pid: int) -> set[int]:
