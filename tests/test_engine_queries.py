@@ -172,3 +172,20 @@ def test_deepcopy_gives_an_independent_engine() -> None:
         twin.apply(ev)
     assert snapshot(engine) == before
     assert twin.phase == "finished" and twin.winner == events[-1].winner  # type: ignore[union-attr]
+
+
+def test_pickle_round_trip() -> None:
+    # process pools and Ray ship reports with their engines (issue 11); both builds pickle
+    import pickle
+
+    events = next(simulate("classic", 3, 1, 11))
+    header = events[0]
+    assert isinstance(header, Game)
+    engine = Engine(resolve("classic"), header)
+    for ev in events[1:8]:
+        engine.apply(ev)
+    back = pickle.loads(pickle.dumps(engine))
+    assert type(back) is Engine and snapshot(back) == snapshot(engine)
+    for ev in events[8:]:
+        back.apply(ev)
+    assert back.winner == events[-1].winner  # type: ignore[union-attr]

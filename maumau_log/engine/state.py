@@ -231,6 +231,26 @@ class State:
             setattr(new, name, copy.deepcopy(getattr(self, name), memo))
         return new
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickling (process pools, Ray): rebuilt from the ruleset, header and match, then
+        every declared field; the same for both builds."""
+        values = tuple(getattr(self, name) for name in _COPIED)
+        return (_restore, (type(self), self.rules, self.header, self.match, values))
+
+
+def _restore(
+    cls: type[State],
+    rules: Ruleset,
+    header: Game,
+    match: RoundContext | None,
+    values: tuple[Any, ...],
+) -> State:
+    """Unpickle a :class:`State` (or :class:`~.core.Engine`) made by ``__reduce__``."""
+    new = cls(rules, header, match)
+    for name, value in zip(_COPIED, values, strict=True):
+        setattr(new, name, value)
+    return new
+
 
 # the fields a deep copy copies: all declared on State but the read-only ones
 # (_SHARED); tests/test_engine_layout.py keeps it complete
