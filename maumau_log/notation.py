@@ -31,6 +31,7 @@ transcription with an illegal move converts fine and ``validate`` reports the vi
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -183,12 +184,14 @@ def tokenize(text: str, line: int) -> list[Tok]:
     return toks
 
 
-def _needs_quote(s: str) -> bool:
+def _needs_quote(s: str, colon: bool = True) -> bool:
+    """True when ``s`` would not read back as one bare word (``colon``: a ``:`` could make
+    a line look like a header line, so a name with one is quoted)."""
     return (
         not s
         or s.startswith(_SPECIAL_START)
         or any(c.isspace() or not c.isprintable() for c in s)
-        or ":" in s
+        or (colon and ":" in s)
     )
 
 
@@ -239,7 +242,7 @@ def _tail(parts: list[str], ev: dict[str, Any], used: set[str]) -> str:
     t = ev.get("t")
     if "t" not in used and (
         (_is_int(t) and t >= 0)
-        or (isinstance(t, str) and t and not _INT.match(t) and not _needs_quote(t))
+        or (isinstance(t, str) and t and not _INT.match(t) and not _needs_quote(t, False))
     ):
         parts.append(f"@{t}")
         used.add("t")
@@ -359,7 +362,7 @@ def _header_lines(ev: dict[str, Any]) -> list[str] | None:
             lines.append("players: " + " ".join(_player(p) for p in v))
         elif k in HEADER_TOKEN_KEYS:
             if isinstance(v, str):
-                lines.append(f"{k}: {_q(v)}")
+                lines.append(f"{k}: {v if not _needs_quote(v, False) else json.dumps(v)}")
             else:
                 extra[k] = v
         elif k == "round" and _is_int(v):
@@ -568,6 +571,10 @@ def _player_line(ln: _Line) -> dict[str, Any]:
     kind = VERBS[vt.value.lower()]
     ev: dict[str, Any] = {"type": kind, "player": player}
     if kind in ("play", "jump"):
+        while kind == "jump" and (w := ln.peek()) is not None and w.kind == "word":
+            if w.value not in ("in", "with"):  # "jumps in with 7C", as the engine says it
+                break
+            ln.i += 1
         toks = ln.items()
         if not toks:
             raise ln.err(f"expected the card(s) {player} played, e.g. 7C")
@@ -864,6 +871,47 @@ def from_notation(text: str) -> list[tuple[int, bytes]]:
             raise item
         got.append((n, item.encode() if isinstance(item, str) else _dumps_event(item)))
     return got
+
+
+NOTATION_SUFFIX = ".mm"
+"""The file name ending of the notation (a file so named is read as notation)."""
+
+
+def is_notation(path: str | os.PathLike[str]) -> bool:
+    """True for a file named ``*.mm`` (compared case-insensitively)."""
+    return os.fspath(path).lower().endswith(NOTATION_SUFFIX)
+
+
+def read_text(path: str | os.PathLike[str]) -> str:
+    """Read a notation file as UTF-8 text.
+
+    Raises:
+        LogReadError: the file cannot be opened (no line number) or is not UTF-8 text
+            (the line of the first bad byte).
+    """
+    from .logfile import LogReadError
+
+    name = os.fspath(path)
+    try:
+        with open(name, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        raise LogReadError(name, None, exc.strerror or type(exc).__name__) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise LogReadError(name, line, "not a text log: the notation is UTF-8 text") from None
+
+
+def file_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, bytes]]:
+    """A notation file's events as located JSON lines for the replay (see
+    :func:`located_lines`); opened on the first ``next()``.
+
+    Raises:
+        LogReadError: as :func:`read_text`.
+    """
+    yield from located_lines(read_text(path))
 
 
 def located_lines(text: str) -> Iterator[tuple[int, bytes]]:
