@@ -311,6 +311,15 @@ def _json(raw: bytes) -> dict[str, Any] | None:
     return obj if isinstance(obj, dict) else None
 
 
+def _block(texts: dict[int, str], start: int, end: int) -> str:
+    """The notation lines of one event: from its line to the next event's, without the
+    blank and comment-only lines that end the block (a deal spans several lines)."""
+    lines = [texts.get(k, "") for k in range(start, max(end, start + 1))]
+    while len(lines) > 1 and (not lines[-1].strip() or lines[-1].lstrip().startswith("#")):
+        lines.pop()
+    return "\n".join(lines)
+
+
 def game_sha256(lines: Iterable[bytes]) -> str:
     """Hex SHA-256 of a game's lines: each line's bytes as read, then ``\\n``."""
     h = hashlib.sha256()
@@ -338,6 +347,7 @@ def build(gl: GameLines, source: str, rules_file: dict[str, Any] | None = None) 
         violation = Violation(**fields)  # type: ignore[arg-type]
     steps = []
     for i, (n, raw) in enumerate(gl.lines):
+        end = gl.lines[i + 1][0] if i + 1 < len(gl.lines) else n + 1
         text = raw.decode("utf-8", "replace") if type(raw) is not BadLine else gl.texts.get(n, "")
         st = cap.states.get(i)
         steps.append(
@@ -345,7 +355,7 @@ def build(gl: GameLines, source: str, rules_file: dict[str, Any] | None = None) 
                 index=i,
                 line=n or None,
                 raw=text,
-                text=gl.texts.get(n) if gl.texts else None,
+                text=_block(gl.texts, n, end) if gl.texts else None,
                 event=_json(raw) if type(raw) is not BadLine else None,
                 state=st[0] if st else None,
                 legal=st[1] if st else [],

@@ -91,8 +91,9 @@ def _provenance(tl: Timeline) -> str:
         f"Made by <code>{e(tl.tool)}</code> from <code>{e(tl.file)}</code>, game "
         f"<code>{e(tl.game_id)}</code>.<br>SHA-256 of the game's lines "
         "(each line as read, then a newline): "
-        f'<code id="sha256">{e(tl.sha256)}</code><br>'
-        f'Resolved ruleset: <code id="ruleset">{e(ruleset)}</code>'
+        f'<code id="sha256">{e(tl.sha256)}</code>'
+        f'<details><summary>Resolved ruleset</summary><code id="ruleset">{e(ruleset)}</code>'
+        "</details>"
     )
 
 
