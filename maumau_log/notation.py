@@ -669,7 +669,8 @@ def _header_value(ln_no: int, key: str, text: str, col: int) -> Any:
         return str(toks[0].value)
     if key == "round":
         if not _INT.match(text.strip()):
-            raise NotationError(ln_no, col, "round is a whole number")
+            at = col + len(text) - len(text.lstrip())
+            raise NotationError(ln_no, at, "round is a whole number")
         return int(text.strip())
     stripped = text.strip()
     if not stripped:
@@ -846,9 +847,10 @@ def parse(text: str) -> Iterator[tuple[int, Item]]:
         try:
             yield from r.line(n, line)
         except NotationError as exc:
-            if r.header is not None:  # a fault on the game line itself
+            if r.header is not None and n == r.header_line:  # a fault on the game line
                 r.header_error = r.header_error or exc
                 continue
+            yield from r.flush_header()
             yield n, exc
     yield from r.flush()
 
