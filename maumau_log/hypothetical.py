@@ -11,7 +11,8 @@ without cards takes the stock's top cards where the log shows the stock (else it
 of that many unknown cards), a draw without a count takes what the engine's own legal
 draw for that player is (the pending sum for an effect draw, else one card), and a draw
 without a reason takes that legal draw's reason (``effect`` while a draw is pending,
-``no_play`` otherwise).
+``no_play`` otherwise). A draw from an empty stock is tried after the reshuffle the table
+would make first (FORMAT.md "Conventions"; ``"reshuffled": true`` in the answer).
 """
 
 from __future__ import annotations
@@ -72,6 +73,11 @@ def complete(engine: Engine, ev: dict[str, Any]) -> dict[str, Any]:
     return ev
 
 
+def kind_draws(ev: dict[str, Any]) -> bool:
+    """True for an action that takes cards from the stock (a draw or a penalty)."""
+    return ev.get("type") in ("draw", "penalty")
+
+
 def try_action(engine: Engine, text: str) -> dict[str, Any]:
     """Would the action ``text`` have been legal in the state of ``engine``?
 
@@ -111,9 +117,13 @@ def try_action(engine: Engine, text: str) -> dict[str, Any]:
             message=explain_event(ev) or str(exc),
         )
         return result
-    if type(event).__name__ == "Game":
-        raise NotationError(1, 1, "a header is not an action")
+    view = probe.view()
     try:
+        if kind_draws(ev) and view["stock_size"] == 0 and view["discard_size"] > 1:
+            # the stock is empty: the table reshuffles the discard pile first (FORMAT.md
+            # Conventions), its order unknown to the question
+            probe.apply(decode_event(b'{"type":"reshuffle"}'))
+            result["reshuffled"] = True
         probe.apply(event)
     except RuleViolation as rv:
         result.update(code=rv.code, rule=rv.rule, message=rv.message)
