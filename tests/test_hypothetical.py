@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-import maumau_log.cli.data_cmds  # noqa: F401  (registers the commands)
+import maumau_log.cli.data_cmds
 import maumau_log.cli.dispute_cmds  # noqa: F401
 from maumau_log.cli import app
 from maumau_log.engine import Engine

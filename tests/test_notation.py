@@ -12,7 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-import maumau_log.cli.dispute_cmds  # noqa: F401  (registers the commands)
+import maumau_log.cli.data_cmds
+import maumau_log.cli.dispute_cmds
 import maumau_log.cli.replay_cmds  # noqa: F401
 from maumau_log.cli import app
 from maumau_log.events import encode_event
@@ -247,7 +248,7 @@ def test_odd_events_round_trip(data: st.DataObject, kind: str) -> None:
 
 
 def test_a_line_that_is_not_json_comes_back_as_it_was() -> None:
-    lines = [b'{"type":"play","player":"p1","cards":["JD"]', b"[1, 2]", b"  {\"x\": 1"]
+    lines = [b'{"type":"play","player":"p1","cards":["JD"]', b"[1, 2]", b'  {"x": 1']
     text = to_notation(lines)
     assert text.splitlines()[0] == 'raw {"type":"play","player":"p1","cards":["JD"]'
     round_trip(lines)
@@ -320,3 +321,20 @@ def test_convert_reports_a_located_syntax_error(tmp_path: Path) -> None:
     assert r.exit_code == 2
     assert f"{mm}:5:8: expected the card(s) a played" in " ".join(r.output.split())
     assert not out.exists()
+
+
+def test_a_partial_transcription_ingests(tmp_path: Path) -> None:
+    """Found by ``analyze sample_logs/``: a hand still holding hidden cards has no known
+    points (null), where the ingest used to stop with a KeyError."""
+    import polars as pl
+
+    from maumau_log.store import scan
+
+    data = tmp_path / "data"
+    r = runner.invoke(app, ["ingest", str(DISPUTES / "online_seat_view.mm"), "--out", str(data)])
+    assert r.exit_code in (0, 1), r.output
+    rows = scan(data, "results").select("player", "cards_left", "points_left").collect()
+    got = {p: (c, pts) for p, c, pts in rows.sort("player").iter_rows()}
+    # ana: 5H 2S KH KD 9C less 5H, KH, KD = 2S 9C, 2 + 9 points; ben: five unknown cards
+    assert got == {"ana": (2, 11), "ben": (5, None)}
+    assert isinstance(rows, pl.DataFrame)

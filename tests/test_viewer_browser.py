@@ -16,17 +16,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_viewer import HOSTILE, SAMPLES, dispute, hostile_log, reference
 
 from maumau_log.rules import PRESET_NAMES
 from maumau_log.timeline import build, find_game
 from maumau_log.viewer import render
 
-from test_viewer import HOSTILE, SAMPLES, dispute, hostile_log, reference
-
 CHROMIUM = os.environ.get("MAUMAU_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("MAUMAU_CHROMEDRIVER", "/usr/bin/chromedriver")
 ARTIFACTS = Path(
-    os.environ.get("MAUMAU_TEST_ARTIFACTS", Path(__file__).resolve().parent.parent / "test-artifacts")
+    os.environ.get(
+        "MAUMAU_TEST_ARTIFACTS", Path(__file__).resolve().parent.parent / "test-artifacts"
+    )
 )
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -184,9 +185,7 @@ def test_a_script_in_a_player_name_does_not_run(browser: Any, tmp_path: Path) ->
     open_page(browser, path, game_id, tmp_path / "h.html")
     press(browser, "\ue014")  # to the deal: the seats show the names
     assert browser.execute_script("return typeof window.pwned") == "undefined"
-    names = [
-        s.get_attribute("data-player") for s in browser.find_elements("css selector", ".seat")
-    ]
+    names = [s.get_attribute("data-player") for s in browser.find_elements("css selector", ".seat")]
     assert names == HOSTILE[:2]
     who = browser.find_elements("css selector", ".seat .who")[0].text
     assert who.startswith(HOSTILE[0])
