@@ -24,11 +24,8 @@ from maumau_log.viewer import render
 
 CHROMIUM = os.environ.get("MAUMAU_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("MAUMAU_CHROMEDRIVER", "/usr/bin/chromedriver")
-ARTIFACTS = Path(
-    os.environ.get(
-        "MAUMAU_TEST_ARTIFACTS", Path(__file__).resolve().parent.parent / "test-artifacts"
-    )
-)
+_ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = Path(os.environ.get("MAUMAU_TEST_ARTIFACTS", _ROOT / "test-artifacts"))
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--window-size=1280,900"]  # fmt: skip
