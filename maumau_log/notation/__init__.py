@@ -69,7 +69,7 @@ def read_text(path: str | os.PathLike[str]) -> str:
         LogReadError: the file cannot be opened (no line number) or is not UTF-8 text
             (the line of the first bad byte).
     """
-    from .logfile import LogReadError
+    from ..logfile import LogReadError
 
     name = os.fspath(path)
     try:
