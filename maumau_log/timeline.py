@@ -106,6 +106,9 @@ class GameLines:
     lines: list[tuple[int, bytes]]
     prior: list[tuple[int, bytes]] = field(default_factory=list)
     texts: dict[int, str] = field(default_factory=dict)
+    from_store: bool = False
+    """True when the lines are a dataset's stored events (its source file is gone): the
+    violating line is then not among them and the violation is the stored one."""
     stored_violation: dict[str, Any] | None = None
 
 
@@ -217,7 +220,7 @@ def _from_dataset(root: Path, game_id: str) -> GameLines:
         raise SourceError(f"{root}: cannot read the dataset: {exc}") from None
     lines = [(int(r["line"] or 0), str(r["raw"]).encode()) for r in events.iter_rows(named=True)]
     stored = viol.row(0, named=True) if viol.height else None
-    return GameLines(str(src or root), game_id, lines, stored_violation=stored)
+    return GameLines(str(src or root), game_id, lines, from_store=True, stored_violation=stored)
 
 
 # ---------------------------------------------------------------------------------------
@@ -342,9 +345,11 @@ def build(gl: GameLines, source: str, rules_file: dict[str, Any] | None = None) 
     cap = _Capture(header_line)
     report = _replay(gl, cap, rules_file)
     violation = report.violation
-    if violation is None and gl.stored_violation is not None:
-        fields = {k: gl.stored_violation.get(k) for k in Violation.__struct_fields__}
-        violation = Violation(**fields)  # type: ignore[arg-type]
+    if gl.from_store:  # the replay of the stored events cannot see the violating line
+        violation = None
+        if gl.stored_violation is not None:
+            fields = {k: gl.stored_violation.get(k) for k in Violation.__struct_fields__}
+            violation = Violation(**fields)  # type: ignore[arg-type]
     steps = []
     for i, (n, raw) in enumerate(gl.lines):
         end = gl.lines[i + 1][0] if i + 1 < len(gl.lines) else n + 1
@@ -361,6 +366,11 @@ def build(gl: GameLines, source: str, rules_file: dict[str, Any] | None = None) 
                 legal=st[1] if st else [],
             )
         )
+    if gl.from_store and violation is not None and violation.event_index == len(steps):
+        steps.append(
+            Step(index=len(steps), line=violation.line, raw="(this line is not stored in the "
+                 "dataset and its source file is gone; the violation is the stored one)")
+        )  # fmt: skip
     header = steps[0].event or {"game_id": gl.game_id}
     ruleset = None
     if report.rules is not None:

@@ -210,3 +210,25 @@ def test_view_command(tmp_path: Path) -> None:
     assert r.exit_code == 2 and "events 0..8" in r.output
     r = runner.invoke(app, ["view", str(tmp_path / "missing.jsonl"), "g", "--out", str(out)])
     assert r.exit_code == 2
+
+
+def test_view_of_a_dataset_with_and_without_its_source_file(tmp_path: Path) -> None:
+    import shutil
+
+    import maumau_log.cli.data_cmds  # noqa: F401  (ingest)
+
+    src = tmp_path / "g.mm"
+    shutil.copyfile(SAMPLES / "disputes" / "standard_seven_on_seven.mm", src)
+    data = tmp_path / "data"
+    r = runner.invoke(app, ["ingest", str(src), "--out", str(data)])
+    assert r.exit_code in (0, 1), r.output
+    from_file = read_page_data(render(build(find_game(src, "club-2024-031"), str(src))))
+    with_src = read_page_data(render(build(find_game(data, "club-2024-031"), str(data))))
+    assert with_src["steps"] == from_file["steps"]  # read from the source file: all 9 lines
+    src.unlink()
+    stored = read_page_data(render(build(find_game(data, "club-2024-031"), str(data))))
+    assert stored["violation"]["code"] == "missed_penalty"
+    assert stored["violation"]["event_index"] == 6
+    assert [s["state"] for s in stored["steps"][:6]] == [s["state"] for s in from_file["steps"][:6]]
+    assert stored["steps"][6]["state"] is None
+    assert "not stored" in stored["steps"][6]["raw"]
