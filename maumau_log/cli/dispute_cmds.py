@@ -25,17 +25,21 @@ from . import EXIT_OK, EXIT_VIOLATIONS, app, err, fail, out, safe
 from .replay_cmds import RulesOpt, load_rules_file
 
 SourceArg = Annotated[
-    Path, typer.Argument(help="A log file, a .mm notation file or a dataset folder.")
+    Path,
+    typer.Argument(help="A log file, a .mm notation file or a dataset folder.", metavar="SOURCE"),
 ]
 
 
 @app.command("view")
 def view_cmd(
     source: SourceArg,
-    game_id: Annotated[str, typer.Argument(help="The game's id.")],
-    out_file: Annotated[Path, typer.Option("--out", help="The HTML file to write.")],
+    game_id: Annotated[str, typer.Argument(help="The game's id.", metavar="GAME_ID")],
+    out_file: Annotated[
+        Path, typer.Option("--out", help="The HTML file to write.", metavar="FILE.html")
+    ],
     at: Annotated[
-        int | None, typer.Option("--at", help="Open the page at event N (default: the header).")
+        int | None,
+        typer.Option("--at", help="Open the page at event N (default: the header).", metavar="N"),
     ] = None,
     rules: RulesOpt = None,
 ) -> None:
@@ -69,15 +73,20 @@ def view_cmd(
 
 @app.command("convert")
 def convert_cmd(
-    source: Annotated[Path, typer.Argument(help="A .mm file, or a log (.jsonl, .gz, .zst).")],
+    source: Annotated[
+        Path, typer.Argument(help="A .mm file, or a log (.jsonl, .gz, .zst).", metavar="FILE")
+    ],
     out_file: Annotated[
-        Path, typer.Option("--out", help="Output: .jsonl from a .mm file, .mm from a log.")
+        Path,
+        typer.Option(
+            "--out", help="Output: .jsonl from a .mm file, .mm from a log.", metavar="FILE"
+        ),
     ],
 ) -> None:
     """Convert the hand-written notation (.mm) to a JSON Lines log, or a log to notation.
 
-    The direction follows SOURCE's name: ``*.mm`` becomes JSON Lines, anything else is read
-    as a log and written as notation. A syntax error is reported with its line and column
+    The direction follows FILE's name: a .mm file becomes JSON Lines, anything else is
+    read as a log and written as notation. A syntax error is reported with its line and column
     (exit 2); nothing is written then.
     """
     try:
