@@ -29,8 +29,13 @@ from .notation import NotationError, parse_action
 __all__ = ["NotationError", "complete", "try_action"]
 
 
+def _copy(engine: Engine) -> Engine:
+    rules = getattr(engine, "rules", None)
+    return copy.deepcopy(engine, {id(rules): rules} if rules is not None else None)
+
+
 def _legal_draw(engine: Engine, player: str) -> tuple[int, str] | None:
-    probe = copy.deepcopy(engine, {id(engine.rules): engine.rules})
+    probe = _copy(engine)
     for a in probe.legal_actions():
         if a.kind == "draw" and a.player == player:
             return a.count, a.reason or "no_play"
@@ -94,8 +99,8 @@ def try_action(engine: Engine, text: str) -> dict[str, Any]:
         NotationError: ``text`` is not an action in the short form (column located).
     """
     ev = complete(engine, parse_action(text))
-    probe = copy.deepcopy(engine, {id(engine.rules): engine.rules})
-    legal_actions = [str(a) for a in copy.deepcopy(probe).legal_actions()]
+    probe = _copy(engine)
+    legal_actions = [str(a) for a in _copy(probe).legal_actions()]
     expected = probe.describe_legal() if legal_actions else "nothing (the round is over)"
     result: dict[str, Any] = {
         "legal": False,

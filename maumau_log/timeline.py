@@ -227,37 +227,46 @@ def _from_dataset(root: Path, game_id: str) -> GameLines:
 # Replaying it
 
 
-def extra_state(engine: Engine) -> dict[str, Any]:
+def extra_state(engine: Engine, view: dict[str, Any] | None = None) -> dict[str, Any]:
     """What a person could see beyond :meth:`Engine.view`: the stock's top card where the
     log shows it, each hand's size, and the match's running totals (None outside a match).
 
-    Reads the engine's public attributes only (``stock``, ``stock_ordered``, ``hands``,
-    ``match``, ``match_totals``).
+    Reads the engine's public attributes only (``stock``, ``stock_ordered``, ``match``,
+    ``match_totals``), each with a default, so a reorganised engine degrades to "not
+    known" rather than failing.
     """
-    stock = list(getattr(engine, "stock", []) or [])
+    view = view if view is not None else engine.view()
+    hands: dict[str, list[str]] = view["hands"]
+    stock = list(getattr(engine, "stock", None) or [])
     top = stock[-1] if stock and getattr(engine, "stock_ordered", False) else None
     match = getattr(engine, "match", None)
     totals = getattr(engine, "match_totals", None)
     if totals is None and match is not None:
-        totals = dict(match.totals) or {p: 0 for p in engine.players}
+        totals = dict(match.totals) or dict.fromkeys(hands, 0)
     return {
         "stock_top": None if top == HIDDEN else top,
-        "hand_sizes": {p: len(h) for p, h in engine.hands.items()},
+        "hand_sizes": {p: len(h) for p, h in hands.items()},
         "match_totals": dict(totals) if totals is not None else None,
-        "round": match.round if match is not None else None,
+        "round": getattr(match, "round", None),
     }
+
+
+def _copy(engine: Engine) -> Engine:
+    """A deep copy that shares the (read-only) ruleset."""
+    rules = getattr(engine, "rules", None)
+    return copy.deepcopy(engine, {id(rules): rules} if rules is not None else None)
 
 
 def legal_now(engine: Engine) -> list[str]:
     """The legal next actions of ``engine`` as text, asked of a copy (so asking can never
     change the replay)."""
-    probe = copy.deepcopy(engine, {id(engine.rules): engine.rules})
-    return [str(a) for a in probe.legal_actions()]
+    return [str(a) for a in _copy(engine).legal_actions()]
 
 
 def snapshot(engine: Engine) -> dict[str, Any]:
     """:meth:`Engine.view` plus :func:`extra_state`."""
-    return {**engine.view(), **extra_state(engine)}
+    view = engine.view()
+    return {**view, **extra_state(engine, view)}
 
 
 class _Capture:
@@ -277,7 +286,7 @@ class _Capture:
             return
         if self.stop_after is not None:
             if index == self.stop_after:
-                self.engine_at = copy.deepcopy(eng, {id(eng.rules): eng.rules})
+                self.engine_at = _copy(eng)
             return
         self.states[index] = (snapshot(eng), legal_now(eng))
 
