@@ -75,7 +75,11 @@ def test_try_agrees_with_the_legal_actions_at_every_event(
             assert got["legal"], (str(a), got)
             assert got["code"] is None
             checked += 1
-        bad = _illegal_play(engine, rng)
+        # known engine gap (issue 12, see test_legal_actions_while_a_draw_previous_is_owed):
+        # while a Serbian 2 of clubs is owed, legal_actions lists only that draw, though the
+        # player to move may also play
+        incomplete = bool(getattr(engine, "prev_owed", None))
+        bad = None if incomplete else _illegal_play(engine, rng)
         if bad is not None and acts and acts[0].kind != "round_end":
             got = try_action(engine, bad)
             assert not got["legal"], (bad, got)
@@ -201,3 +205,22 @@ def test_a_split_penalty_is_not_in_legal_actions() -> None:
     assert engine.penalty_owed == ("p2", 1)
     offered = [str(a) for a in copy.deepcopy(engine).legal_actions()]
     assert all(try_action(engine, a)["legal"] for a in offered), offered
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="engine: legal_actions lists only the owed draw_previous draw (ruling 8), not the "
+    "plays apply accepts meanwhile; for issue 12",
+)
+def test_legal_actions_while_a_draw_previous_is_owed() -> None:
+    """serbian, 4 players, seed 8690692: after event 80 (p2's 2 of clubs, p1 owes four)
+    legal_actions offers only "p1 draws 4 (effect)", yet p3 (to move) may play 10C."""
+    events = next(simulate("serbian", 4, 1, 8690692))
+    header = events[0]
+    assert isinstance(header, Game)
+    engine = Engine(resolve(header.ruleset, header.options), header)
+    for ev in events[1:81]:
+        engine.apply(ev)
+    assert try_action(engine, "p3 plays 10C")["legal"] is True
+    offered = [str(a) for a in copy.deepcopy(engine).legal_actions()]
+    assert "p3 plays 10C" in offered, offered
