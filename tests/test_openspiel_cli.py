@@ -119,7 +119,7 @@ def test_cli_loads_only_the_named_command() -> None:
 
     from maumau_log import cli
 
-    for module in ("audit_cmds", "data_cmds", "import_cmds", "replay_cmds"):
+    for module in cli._ALL_MODULES:
         __import__(f"maumau_log.cli.{module}")
     where: dict[str, str] = {}
     for cmd in cli.app.registered_commands:
