@@ -108,7 +108,7 @@ def test_a_seven_on_a_seven_is_not_an_answer_in_standard() -> None:
     got = try_action(engine, "ana plays 7H")
     assert got["legal"] is False
     assert got["code"] == "missed_penalty"
-    assert got["rule"] == "options draw, draw_answer = 'none'"
+    assert got["rule"] == "options draw, draw_answer = 'none'; PRESETS.md ruling 22"
     assert got["expected"] == "ana draws 2 (effect)"
     ok = try_action(engine, "ana draws")
     assert ok["legal"] is True
@@ -157,7 +157,7 @@ def test_the_cli_answers_in_json_and_by_exit_code() -> None:
     assert {k: got[k] for k in ("legal", "code", "rule", "message", "expected")} == {
         "legal": False,
         "code": "missed_penalty",
-        "rule": "options draw, draw_answer = 'none'",
+        "rule": "options draw, draw_answer = 'none'; PRESETS.md ruling 22",
         "message": "ana must draw 2 (pending from a 7) or answer it; 7H does not answer it",
         "expected": "ana draws 2 (effect)",
     }
