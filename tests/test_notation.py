@@ -342,3 +342,19 @@ def test_a_partial_transcription_ingests(tmp_path: Path) -> None:
     # ana: 5H 2S KH KD 9C less 5H, KH, KD = 2S 9C, 2 + 9 points; ben: five unknown cards
     assert got == {"ana": (2, 11), "ben": (5, None)}
     assert isinstance(rows, pl.DataFrame)
+
+
+def test_validate_reads_notation_in_parallel_too() -> None:
+    """A .mm file is one shard, converted as it is read, with --jobs as without."""
+    got = {}
+    for jobs in ("1", "2"):
+        r = runner.invoke(app, ["validate", "--json", "--jobs", jobs, str(DISPUTES)])
+        assert r.exit_code == 1, r.output
+        doc = json.loads(r.stdout)
+        got[jobs] = [(v["game_id"], v["code"], v["event_index"], v["line"])
+                     for v in doc["violations"]]  # fmt: skip
+        assert doc["games"] == 3
+    assert got["1"] == got["2"] == [
+        ("web-88123", "card_does_not_match", 8, 22),
+        ("club-2024-031", "missed_penalty", 6, 22),
+    ]
