@@ -354,7 +354,11 @@ def test_validate_reads_notation_in_parallel_too() -> None:
         got[jobs] = [(v["game_id"], v["code"], v["event_index"], v["line"])
                      for v in doc["violations"]]  # fmt: skip
         assert doc["games"] == 3
-    assert got["1"] == got["2"] == [
-        ("web-88123", "card_does_not_match", 8, 22),
-        ("club-2024-031", "missed_penalty", 6, 22),
-    ]
+    assert (
+        got["1"]
+        == got["2"]
+        == [
+            ("web-88123", "card_does_not_match", 8, 22),
+            ("club-2024-031", "missed_penalty", 6, 22),
+        ]
+    )
