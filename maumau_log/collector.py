@@ -575,7 +575,9 @@ class RecordCollector:
                 r["valid"].append(v is None)
                 r["won"].append(winner == p)
                 r["cards_left"].append(len(hand))
-                r["points_left"].append(sum(points[x] for x in hand))
+                # a card hidden in a partial log has no known points: null, not a crash
+                known = "?" not in hand
+                r["points_left"].append(sum(points[x] for x in hand) if known else None)
                 r["round_score"].append(scores[p] if scores is not None else None)
                 for col, slot in _RESULT_COUNTERS:
                     r[col].append(c[slot])

@@ -46,8 +46,10 @@ LOG_SUFFIXES: tuple[str, ...] = (
     ".ndjson",
     ".ndjson.gz",
     ".ndjson.zst",
+    ".mm",
 )
-"""Names picked up when a directory is walked (compared case-insensitively).
+"""Names picked up when a directory is walked (compared case-insensitively); ``.mm`` is
+the hand-written notation (:mod:`maumau_log.notation`), converted as it is read.
 
 ``.json`` is deliberately absent: such a file usually holds one JSON document (a schema, a
 config), not a log. A file named explicitly is read whatever its name.

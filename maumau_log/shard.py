@@ -22,7 +22,7 @@ A compressed file is one shard (a compressed stream cannot be entered in the mid
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -41,6 +41,8 @@ from .logfile import (
     iter_lines,
 )
 from .matches import MatchState
+from .notation import file_lines as notation_lines
+from .notation import is_notation, located_lines
 from .replay import GameReport, Replayer
 from .violations import Violation
 
@@ -272,13 +274,21 @@ def run_shard(
         replayer.matches = copy.deepcopy(dict(matches))
     result = ShardResult(shard=Shard(shard.index, shard.path, shard.start, shard.end,
                                      shard.first_line), seeded=bool(matches))  # fmt: skip
-    lines = iter_lines(
-        Path(shard.path),
-        start=shard.start,
-        end=shard.end,
-        first_line=shard.first_line,
-        data=shard.data,
-    )
+    lines: Iterable[tuple[int, bytes]]
+    if is_notation(shard.path):  # the hand-written notation: one shard, converted as read
+        lines = (
+            located_lines(shard.data.decode("utf-8", "replace"))
+            if shard.data is not None
+            else notation_lines(shard.path)
+        )
+    else:
+        lines = iter_lines(
+            Path(shard.path),
+            start=shard.start,
+            end=shard.end,
+            first_line=shard.first_line,
+            data=shard.data,
+        )
     try:
         for report in replayer.replay_lines(shard.path, lines):
             o = outcome(report)
@@ -384,7 +394,7 @@ def plan_shards(
             size = path.stat().st_size if path.is_file() else 0
         except OSError:
             size = 0
-        if size <= 2 * shard_bytes or not _is_plain(path):
+        if size <= 2 * shard_bytes or not _is_plain(path) or is_notation(path):
             shards.append(Shard(len(shards), name))
             continue
         cuts = _cuts(path, shard_bytes)

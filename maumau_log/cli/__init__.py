@@ -78,6 +78,8 @@ _COMMAND_MODULES = {
     "analyze": "data_cmds",
     "audit": "audit_cmds",
     "import": "import_cmds",
+    "view": "dispute_cmds",
+    "convert": "dispute_cmds",
     "compact": "compact_cmds",
 }
 """The module that registers each command. :func:`main` imports only the one the command
@@ -85,7 +87,14 @@ line names (the others load Polars, Arrow, SciPy: a second of start-up a short c
 should not pay); any other command line (``--help``, a command missing here, a typo) loads
 them all, so a command left out of this table still works, only slower to start."""
 
-_ALL_MODULES = ("audit_cmds", "compact_cmds", "data_cmds", "import_cmds", "replay_cmds")
+_ALL_MODULES = (
+    "audit_cmds",
+    "compact_cmds",
+    "data_cmds",
+    "dispute_cmds",
+    "import_cmds",
+    "replay_cmds",
+)
 
 
 def _register(argv: list[str]) -> None:

@@ -469,8 +469,20 @@ def game_cmd(
         typer.Option("--at", help="Show the state after event N (0 = header; default: last)."),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
+    try_action: Annotated[
+        str | None,
+        typer.Option(
+            "--try",
+            help='Would this action have been legal after event N? e.g. "ben plays 7C" '
+            "(DATASET may then also be a log or .mm file; exit 0 legal, 1 not).",
+        ),
+    ] = None,
 ) -> None:
     """The dispute view: a game's header, result, violations and full state at event N."""
+    if try_action is not None:  # hypothetical moves (issue 13): maumau_log.hypothetical
+        from .dispute_cmds import run_try
+
+        run_try(dataset, game_id, at, try_action, as_json, None)
     try:
         g = load_game(dataset, game_id, at)
     except DatasetError as exc:
