@@ -1,29 +1,86 @@
-"""Benchmark: validation cost against plain JSON parsing (issue 2 "Done when").
+"""Benchmark: validation against the decode-only floor, pure Python and compiled (issue 12).
 
 Run by hand (not in the tests):
 
-    python bench/bench_validate.py --games 20000
+    python bench/bench_validate.py --games 20000 [--baseline DIR]
 
-It simulates a large log (cached under bench/out/), then times, on the same file:
-1. reading the lines and parsing each with ``json.loads`` (the floor a user would pay);
-2. ``maumau_log.replay.Replayer`` over the file (decode + schema shape + full rules replay);
-and measures peak memory of the replay at two sizes to show it is flat in the number of
-games (the replay keeps one game's state at a time).
+It simulates one log (cached under bench/out/; 20,000 classic games for four players, dealt by
+the provably fair shuffle, so validation also recomputes every deal from its seed) and then
+times, in one run on that one file, each as a whole process (``python -c``, imports
+included, as a user runs ``validate``):
 
-Target: validation at most 3 times the cost of parsing the JSON alone.
+1. the decode-only floor: ``msgspec.json.decode`` of every line, each result discarded at
+   once (keeping a million parsed lines alive would measure the garbage collector);
+2. ``Replayer().replay_file`` with the engine in pure Python (``MAUMAU_LOG_PURE_PYTHON=1``);
+3. the same with the compiled engine (when ``maumau_log.engine.COMPILED``);
+4. the replay driver alone (reading, decoding, per-game bookkeeping; ``Engine.apply`` a
+   no-op), the floor any engine speed-up meets;
+5. optionally a baseline source tree (``--baseline DIR``, e.g. the commit before issue 12
+   unpacked with ``git archive``), for a before/after in the same run.
+
+Per core means CPU time (user + system of the child process): on a shared machine the wall
+time also counts other processes. Each measurement is the best of ``--repeat`` runs. Peak
+RSS of validate is measured at a quarter of the games and at all of them (flat in games).
+
+Targets (issue 12): compiled validate >= 600,000 events/s on one core, within 5x of the
+floor; pure Python >= 1.5x the engine before issue 12.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import resource
+import os
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+ROOT = Path(__file__).resolve().parent.parent
 OUT = Path(__file__).resolve().parent / "out"
+
+FLOOR = """
+import msgspec, resource, sys
+decode = msgspec.json.decode
+n = 0
+with open(sys.argv[1], "rb") as fh:
+    for line in fh:
+        if line.strip():
+            decode(line)
+            n += 1
+"""
+
+VALIDATE = """
+import resource, sys
+from maumau_log.replay import Replayer
+n = games = valid = 0
+for report in Replayer().replay_file(sys.argv[1]):
+    games += 1
+    valid += report.valid
+    n += report.events
+try:
+    from maumau_log.engine import COMPILED as compiled
+except ImportError:
+    compiled = None
+"""
+
+DRIVER = """
+import resource, sys
+import maumau_log.engine.core as core
+core.Engine.apply = lambda self, event: None  # the replay driver alone (pure build only)
+from maumau_log.replay import Replayer
+n = 0
+for report in Replayer().replay_file(sys.argv[1]):
+    n += report.events
+"""
+
+REPORT = """
+import json
+ru = resource.getrusage(resource.RUSAGE_SELF)
+print(json.dumps({"cpu": ru.ru_utime + ru.ru_stime, "rss_mib": ru.ru_maxrss / 1024,
+                  "events": n, **({"games": games, "valid": valid, "compiled": compiled}
+                                  if "games" in globals() else {})}))
+"""
 
 
 def make_log(games: int, preset: str, players: int, seed: int) -> Path:
@@ -39,40 +96,34 @@ def make_log(games: int, preset: str, players: int, seed: int) -> Path:
     return path
 
 
-def time_json(path: Path) -> tuple[float, int]:
+def run(code: str, path: Path, env: dict[str, str]) -> dict[str, float]:
+    """One whole process; its CPU seconds, wall seconds, peak RSS and counts."""
     t = time.perf_counter()
-    n = 0
-    with open(path, "rb") as fh:
-        for line in fh:
-            if line.strip():
-                json.loads(line)
-                n += 1
-    return time.perf_counter() - t, n
-
-
-def time_validate(path: Path) -> tuple[float, int, int]:
-    from maumau_log.replay import Replayer
-
-    t = time.perf_counter()
-    games = valid = 0
-    for report in Replayer().replay_file(path):
-        games += 1
-        valid += report.valid
-    return time.perf_counter() - t, games, valid
-
-
-def peak_rss_mb(path: Path) -> float:
-    """Peak RSS of a fresh process that validates ``path`` (MiB)."""
-    code = (
-        "import resource,sys\n"
-        "from maumau_log.replay import Replayer\n"
-        "for r in Replayer().replay_file(sys.argv[1]): pass\n"
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
-    )
     res = subprocess.run(
-        [sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True
+        [sys.executable, "-c", code + REPORT, str(path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
     )
-    return int(res.stdout.strip()) / 1024
+    doc: dict[str, float] = json.loads(res.stdout.strip().splitlines()[-1])
+    doc["wall"] = time.perf_counter() - t
+    return doc
+
+
+def best(code: str, path: Path, env: dict[str, str], repeat: int) -> dict[str, float]:
+    runs = [run(code, path, env) for _ in range(repeat)]
+    out = min(runs, key=lambda r: r["cpu"])
+    out["wall"] = min(r["wall"] for r in runs)
+    return out
+
+
+def env_for(pythonpath: Path, pure: bool) -> dict[str, str]:
+    env = dict(os.environ, PYTHONPATH=str(pythonpath))
+    env.pop("MAUMAU_LOG_PURE_PYTHON", None)
+    if pure:
+        env["MAUMAU_LOG_PURE_PYTHON"] = "1"
+    return env
 
 
 def main() -> None:
@@ -82,29 +133,64 @@ def main() -> None:
     ap.add_argument("--players", type=int, default=4)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--baseline", type=Path, help="a source tree to compare with (before)")
     args = ap.parse_args()
     path = make_log(args.games, args.preset, args.players, args.seed)
     small = make_log(max(args.games // 4, 1), args.preset, args.players, args.seed + 1)
     size_mb = path.stat().st_size / 2**20
-    t_json = min(time_json(path)[0] for _ in range(args.repeat))
-    _, n_events = time_json(path)
-    runs = [time_validate(path) for _ in range(args.repeat)]
-    t_val = min(r[0] for r in runs)
-    games, valid = runs[0][1], runs[0][2]
-    rss_small, rss_big = peak_rss_mb(small), peak_rss_mb(path)
-    print(f"file: {path.name}: {games} games, {n_events} events, {size_mb:.1f} MiB")
-    print(f"json.loads only : {t_json:6.2f}s  {n_events / t_json:10,.0f} events/s")
+
+    rows: list[tuple[str, dict[str, float], dict[str, float] | None]] = []
+    floor = best(FLOOR, path, env_for(ROOT, True), args.repeat)
+    rows.append(("decode only (msgspec)", floor, None))
+    if args.baseline is not None:
+        env = env_for(args.baseline.resolve(), True)
+        rows.append(("validate, before", best(VALIDATE, path, env, args.repeat), None))
+    pure_env = env_for(ROOT, True)
+    driver = best(DRIVER, path, pure_env, args.repeat)
+    rows.append(("validate, pure Python", best(VALIDATE, path, pure_env, args.repeat), None))
+    compiled_env = env_for(ROOT, False)
+    compiled = best(VALIDATE, path, compiled_env, args.repeat)
+    if compiled.get("compiled"):
+        rows.append(("validate, compiled", compiled, None))
+    else:
+        print("(no compiled build here: python hatch_build.py builds it)")
+    # peak memory at a quarter of the games, same builds
+    with_small = []
+    for name, doc, _ in rows[1:]:
+        env = pure_env if "compiled" not in name else compiled_env
+        if "before" in name and args.baseline is not None:
+            env = env_for(args.baseline.resolve(), True)
+        with_small.append((name, doc, run(VALIDATE, small, env)))
+    rows = rows[:1] + with_small
+
+    rows.insert(1, ("replay driver, engine a no-op", driver, None))
+    n = int(floor["events"])
+    print(f"file: {path.name}: {n:,} events, {size_mb:.1f} MiB; best of {args.repeat}")
     print(
-        f"validate        : {t_val:6.2f}s  {n_events / t_val:10,.0f} events/s  "
-        f"({valid}/{games} valid)"
+        f"| run | CPU s | wall s | events/s (CPU) | x floor time | peak RSS {args.games // 4:,}"
+        f" / {args.games:,} games |"
     )
-    print(f"ratio validate / parse: {t_val / t_json:.2f} (target <= 3)")
-    print(
-        f"peak RSS: {rss_small:.0f} MiB for {args.games // 4} games, "
-        f"{rss_big:.0f} MiB for {args.games} games"
-    )
+    print("| --- | ---: | ---: | ---: | ---: | --- |")
+    for name, doc, small_doc in rows:
+        rate = n / doc["cpu"]
+        ratio = doc["cpu"] / floor["cpu"]
+        rss = (f"{small_doc['rss_mib']:.0f} / {doc['rss_mib']:.0f} MiB" if small_doc
+               else f"{doc['rss_mib']:.0f} MiB")  # fmt: skip
+        print(
+            f"| {name} | {doc['cpu']:.2f} | {doc['wall']:.2f} | {rate:,.0f} | {ratio:.2f} | {rss} |"
+        )
+        if "games" in doc and doc["valid"] != doc["games"]:
+            print(f"  ({int(doc['valid'])}/{int(doc['games'])} valid: the builds disagree?)")
+    names = [r[0] for r in rows]
+    if "validate, pure Python" in names and "validate, before" in names:
+        before = rows[names.index("validate, before")][1]["cpu"]
+        pure = rows[names.index("validate, pure Python")][1]["cpu"]
+        print(f"pure Python vs before: {before / pure:.2f}x (target >= 1.5x)")
+        if "validate, compiled" in names:
+            comp = rows[names.index("validate, compiled")][1]["cpu"]
+            print(f"compiled vs before: {before / comp:.2f}x; compiled vs pure: {pure / comp:.2f}x")
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    sys.path.insert(0, str(ROOT))
     main()

@@ -133,7 +133,7 @@ class _Table:
             return
         if len(hand) != 1 or e.phase != PLAY:
             return
-        word = e._last_card_word(hand[0])
+        word = e.last_card_word(hand[0])
         if word is None:
             return
         roll = rng.random()

@@ -311,9 +311,14 @@ def test_cli_formats_and_exit_codes(tmp: Path, fair: AuditReport, collusion: Pat
     assert "<script src=" not in text and len(text) > 1_000_000  # plotly.js is embedded
     result = runner.invoke(app, ["audit", str(collusion), "--alpha", "0.01"])
     assert result.exit_code == 1 and "never_caught" in result.stdout
-    assert runner.invoke(app, ["audit", str(tmp / "missing")]).exit_code == 2
-    assert runner.invoke(app, ["audit", str(ds), "--format", "xml"]).exit_code == 2
-    assert runner.invoke(app, ["audit", str(ds), "--out", str(page)]).exit_code == 2
+    for args, text in [
+        (["audit", str(tmp / "missing")], "no such dataset (the folder does not exist)"),
+        (["audit", str(ds), "--format", "xml"], "must be one of table, json, html"),
+        (["audit", str(ds), "--out", str(page)], "--out is for --format json or html"),
+    ]:
+        res = runner.invoke(app, args)
+        assert res.exit_code == 2, res.output
+        assert text in res.output and "Traceback" not in res.output
 
 
 def test_html_without_tests_still_renders(small: Path) -> None:

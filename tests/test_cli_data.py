@@ -90,10 +90,15 @@ def test_stats_csv_json_parquet(dataset: Path, tmp_path: Path) -> None:
     assert len(json.loads(alias.stdout)) == 2
     pq = tmp_path / "lb.parquet"
     written = runner.invoke(app, ["stats", str(dataset), "--format", "parquet", "--out", str(pq)])
-    assert written.exit_code == 0 and pq.exists()
+    assert written.exit_code == 0, written.output
+    import pyarrow.parquet as papq
+
+    board = papq.read_table(pq).to_pylist()
+    assert [(r["player"], r["games"], r["wins"]) for r in board] == [("ana", 2, 1), ("ben", 2, 1)]
     out_csv = tmp_path / "lb.csv"
-    runner.invoke(app, ["stats", str(dataset), "--format", "csv", "--out", str(out_csv)])
-    assert out_csv.read_text().startswith("player,games")
+    res = runner.invoke(app, ["stats", str(dataset), "--format", "csv", "--out", str(out_csv)])
+    assert res.exit_code == 0, res.output
+    assert out_csv.read_text() == csv.stdout  # the same table, written to the file
     table = runner.invoke(app, ["stats", str(dataset)])
     assert table.exit_code == 0 and "Leaderboard" in table.stdout
 

@@ -106,6 +106,8 @@ def test_rules_lists_every_preset_and_prints_exact_values() -> None:
     assert opts["call_last_card"] == "mau" and opts["call_going_out"] is None
     res = runner.invoke(app, ["rules", "no-such"])
     assert res.exit_code == 2
+    assert "unknown preset 'no-such'; the presets are: standard, classic," in res.output
+    assert "Traceback" not in res.output
 
 
 def test_python_dash_m_runs_the_same_app() -> None:

@@ -44,8 +44,10 @@ def test_cli_import_samples(tmp_path: Path) -> None:
     res = _run("import", "openspiel", str(SAMPLES / "serialized.openspiel.txt"),
                "--returns", "field", "--out", str(out))  # fmt: skip
     assert res.exit_code == 0, res.output
-    res = _run("validate", str(out))
+    res = _run("validate", str(out), "--json")
     assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert (doc["games"], doc["valid"], doc["invalid"]) == (2, 2, 0)  # the two histories
 
 
 def test_shipped_imports_are_current(tmp_path: Path) -> None:

@@ -1,0 +1,227 @@
+"""The engine: :class:`Engine`, its ``apply`` dispatch and its questions (issue 2, item 4;
+issue 12). The top of the engine's import graph.
+
+One :class:`Engine` replays one game (one round) under one ruleset. It knows nothing of
+files, Parquet or terminals, and has no randomness: the same events give the same states.
+:meth:`Engine.apply` checks an event in issue 2's order (its shape, the player's turn, the
+card's presence in the hand, its legality) and applies it, or raises
+:class:`~.errors.RuleViolation`. The mechanics live in their modules (see the README's
+"Architecture" section for the map); this module dispatches to them, most frequent event
+first.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..cards import Card
+from ..events import (
+    Abandon,
+    Call,
+    Cut,
+    Deal,
+    Draw,
+    Event,
+    Game,
+    MatchEnd,
+    Pass,
+    Penalty,
+    Play,
+    Reshuffle,
+    RoundEnd,
+    SuitChoice,
+)
+from ..matches import RoundContext
+from ..rules import Ruleset
+from . import legality
+from .actions import Action, describe_legal, legal_actions
+from .calls import close_window, last_card_word, on_call, on_penalty
+from .deal import on_cut, on_deal
+from .draws import on_draw, on_pass
+from .ending import on_abandon, on_match_end, on_round_end
+from .errors import fail
+from .plays import on_play, on_suit
+from .state import FINISHED, PLAY, State
+from .stock import on_reshuffle
+
+
+class Engine(State):
+    """Replays one round event by event and checks every event against the ruleset.
+
+    Args:
+        rules: the resolved ruleset.
+        header: the game's ``game`` event (players in seat order, dealer).
+        match: the round's place in its match (dealer, first player, hand sizes, totals
+            before it), or None for a round on its own.
+
+    Use :meth:`apply` for every event after the header; it raises
+    :class:`~.errors.RuleViolation` on the first illegal one (the replay stops there, so a
+    failed event may leave the state partly changed). :meth:`view` returns the state a
+    dispute needs; ``copy.deepcopy(engine)`` gives an independent engine (bots look ahead
+    with it).
+
+    >>> from maumau_log.events import Game, Deal, Play
+    >>> from maumau_log.rules import resolve
+    >>> header = Game(format="maumau-log/1", game_id="g", ruleset="standard",
+    ...               players=["ana", "ben"], dealer="ben")
+    >>> e = Engine(resolve("standard"), header)
+    >>> e.apply(Deal(hands={"ana": ["9H", "KC", "7S", "8D", "QH"],
+    ...                     "ben": ["9S", "10C", "AS", "JD", "8C"]}, starter="10H"))
+    >>> e.can_play("ana", "9H"), e.can_play("ana", "KC"), e.can_play("ben", "9S")
+    (True, False, False)
+    >>> e.apply(Play(player="ana", cards=["9H"]))
+    >>> e.current_player, e.legal_plays("ben")
+    ('ben', ['9S', 'JD'])
+    """
+
+    def __init__(self, rules: Ruleset, header: Game, match: RoundContext | None = None) -> None:
+        super().__init__(rules, header, match)
+
+    def apply(self, event: Event) -> None:
+        """Check one event against the rules and the state, then apply it.
+
+        Args:
+            event: any event but the ``game`` header.
+        Raises:
+            RuleViolation: the event breaks a rule; the code names the first failed check.
+        """
+        self.event_index += 1
+        # the two events of nine lines in ten first, with the same checks in the same order
+        if isinstance(event, Play):
+            if self.phase == FINISHED:
+                self._after_round_end(event)
+            if event.player != self.last_actor:
+                self._new_actor(event.player)
+            on_play(self, event)
+            return
+        if isinstance(event, Draw):
+            if event.count is not None and event.count < 0:
+                _negative(event.count)
+            if self.phase == FINISHED:
+                self._after_round_end(event)
+            if event.player != self.last_actor:
+                self._new_actor(event.player)
+            on_draw(self, event)
+            return
+        count = getattr(event, "count", None)
+        if count is not None and count < 0:
+            _negative(count)
+        if type(event) not in _KNOWN:  # a header inside a game is split off by the replay
+            fail("schema_error", "unexpected event type", "FORMAT.md Events")
+        if self.phase == FINISHED and not isinstance(event, MatchEnd):
+            self._after_round_end(event)
+        if isinstance(event, Penalty):
+            actor: str | None = event.by or event.player
+        else:
+            actor = getattr(event, "player", None)
+        if actor is not None and actor != self.last_actor:
+            self._new_actor(actor)
+        if isinstance(event, Call):
+            on_call(self, event)
+        elif isinstance(event, Pass):
+            on_pass(self, event)
+        elif isinstance(event, SuitChoice):
+            on_suit(self, event)
+        elif isinstance(event, Penalty):
+            on_penalty(self, event)
+        elif isinstance(event, Reshuffle):
+            on_reshuffle(self, event)
+        elif isinstance(event, Deal):
+            on_deal(self, event)
+        elif isinstance(event, RoundEnd):
+            on_round_end(self, event)
+        elif isinstance(event, MatchEnd):
+            on_match_end(self, event)
+        elif isinstance(event, Abandon):
+            on_abandon(self, event)
+        elif isinstance(event, Cut):
+            on_cut(self, event)
+        else:  # a Game: split off by the replay driver
+            fail("missing_header", "a header inside a game", "FORMAT.md Files")
+
+    def _new_actor(self, actor: str) -> None:
+        """Another player's event: the open call window closes (ruling 9)."""
+        if self.window is not None:
+            close_window(self)
+        self.last_actor = actor
+        if self.words:
+            self.words = set()
+
+    def _after_round_end(self, event: Event) -> None:
+        fail(
+            "play_after_round_end",
+            f"a {_type_name(event)} event after round_end",
+            "FORMAT.md Events (round_end)",
+            "nothing but match_end, or the next game's header",
+        )
+
+    # ------------------------------------------------------------------ questions (ask)
+
+    def legal_actions(self) -> list[Action]:
+        """Every legal next action (calls and penalties aside), for bots and messages; a
+        pure query (:func:`.actions.legal_actions`)."""
+        return legal_actions(self)
+
+    def describe_legal(self, limit: int = 12) -> str:
+        """The legal actions as one line, e.g. ``"ana plays 7H | ana draws 1 (no_play)"``."""
+        return describe_legal(self, limit)
+
+    def can_play(self, player: str, card: Card) -> bool:
+        """True when ``player`` may play ``card`` (held) now (:func:`.legality.can_play`)."""
+        return legality.play_problem(self, player, card) is None
+
+    def legal_plays(self, player: str) -> list[Card]:
+        """The distinct cards ``player`` may play now, sorted (empty when it is not their
+        move)."""
+        return legality.legal_plays(self, player)
+
+    def playable(self, card: Card) -> bool:
+        """True when ``card`` may go on the discard pile in an ordinary turn
+        (:func:`.legality.playable`; RULES.md "What every system shares", ruling 1)."""
+        return legality.playable(self, card)
+
+    def last_card_word(self, card: Card) -> str | None:
+        """The call due for ``card`` as the one card left (ruling 9), or None."""
+        return last_card_word(self, card)
+
+    # ------------------------------------------------------------------ views
+
+    def view(self) -> dict[str, Any]:
+        """The state a dispute needs, JSON-ready.
+
+        Returns:
+            ``phase``, ``turn`` (whose turn), ``direction`` (1 clockwise, -1 counter),
+            ``top`` (top discard), ``suit`` (suit to follow, named by a wild card),
+            ``pending_draw``, ``pending_skip``, ``awaiting_suit``, ``cover_owed``,
+            ``stock_size``, ``discard_size``, ``hands`` (player to cards),
+            ``calls_due`` (catchable call faults, player to reason).
+        """
+        return {
+            "phase": self.phase,
+            "turn": self.players[self.current] if self.phase == PLAY else None,
+            "direction": self.direction,
+            "top": self.discard[-1] if self.discard else None,
+            "suit": self.suit_to_follow,
+            "pending_draw": self.pending_draw,
+            "pending_skip": self.pending_skip,
+            "awaiting_suit": self.awaiting_suit,
+            "cover_owed": self.cover_owed,
+            "stock_size": len(self.stock),
+            "discard_size": len(self.discard),
+            "hands": {p: list(h) for p, h in self.hands.items()},
+            "calls_due": dict(self.faults),
+        }
+
+
+_KNOWN = frozenset(
+    {Cut, Deal, Play, SuitChoice, Draw, Pass, Call, Penalty, Reshuffle, RoundEnd, MatchEnd,
+     Abandon, Game}
+)  # fmt: skip
+
+
+def _negative(count: int) -> None:
+    fail("schema_error", f"count must not be negative (got {count})", "schemas/ (FORMAT.md Events)")
+
+
+def _type_name(event: Event) -> str:
+    return str(type(event).__struct_config__.tag)

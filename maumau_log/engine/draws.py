@@ -1,0 +1,231 @@
+"""Draws and passes: the ``draw`` and ``pass`` events (RULES.md "What every system shares":
+a player who cannot play draws; FORMAT.md Conventions (effect draws); PRESETS.md rulings 8,
+11, 12 and 16; options ``draw``, ``draw_ends_turn``, ``voluntary_draw``, ``max_draws``,
+``play_after_draw``, ``blocked_passes``).
+
+Serving a pending draw, an out-of-turn previous-player draw (ruling 8), a cover draw
+(:mod:`.covers`) and an ordinary draw each have their checks; whether an ordinary draw or a
+pass is allowed is decided once, in :mod:`.legality`.
+"""
+
+from __future__ import annotations
+
+from ..events import Draw, Pass
+from .actions import describe_legal
+from .covers import cover_draw
+from .errors import fail
+from .legality import draw_problem, pass_problem
+from .state import ENDED, PLAY, State, drawable, end_turn, note_turn_action, set_cover
+from .stock import size, take
+from .turns import known_player, turn_check
+
+
+def on_draw(s: State, ev: Draw) -> None:
+    """Check and apply a ``draw`` event.
+
+    Raises:
+        RuleViolation: ``wrong_draw_count`` (a draw the rules do not allow, a wrong size),
+            ``missed_penalty`` (not serving a pending draw), ``wrong_player``, stock errors.
+    """
+    player = known_player(s, ev.player, "draw")
+    if ev.cards is not None and ev.count is None and not ev.cards:
+        fail("wrong_draw_count", f"{player} draws no cards", "FORMAT.md Events (draw)")
+    if s.prev_owed.get(player) and ev.reason in (None, "effect"):
+        serve_previous(s, player, ev)
+        return
+    turn_check(s, player, "draws")
+    if s.just_skipped:
+        s.just_skipped = set()
+    s.jump_open = False
+    note_turn_action(s, player)
+    if s.pending_skip:
+        fail(
+            "wrong_player",
+            f"{player} is skipped and may not draw",
+            "option skip; PRESETS.md ruling 6",
+            describe_legal(s),
+        )
+    n = size(ev, 1)
+    rules = s.rules
+    if s.pending_draw:
+        _serve_pending(s, player, ev, n)
+        return
+    if ev.reason == "effect":
+        fail(
+            "wrong_draw_count",
+            f"{player} draws for an effect but no draw is pending",
+            "FORMAT.md Conventions (effect draws); PRESETS.md ruling 16",
+            describe_legal(s),
+        )
+    reason, why = draw_problem(s, player, s.unchecked)
+    if not reason:
+        fail(
+            "wrong_draw_count",
+            f"{player} may not draw here: " + why,
+            "PRESETS.md rulings 11-12"
+            if not drawable(s)
+            else f"option cover_draw = {rules.cover_draw!r}; PRESETS.md ruling 5"
+            if s.must_play is not None or s.turn_over_after_draw
+            else f"options voluntary_draw = {str(rules.voluntary_draw).lower()}, "
+            f"max_draws = {rules.max_draws}; PRESETS.md ruling 16",
+            describe_legal(s),
+        )
+    if s.cover_owed is not None:
+        cover_draw(s, player, ev, n)
+        return
+    if n != 1:
+        fail(
+            "wrong_draw_count",
+            f"{player} draws {n} cards; a draw takes one card",
+            "RULES.md (a player who cannot play draws one card)",
+            "draw 1",
+        )
+    drawn = take(s, player, ev.cards, ev.count, "{}'s draw")
+    s.faults.pop(player, None)
+    s.draws_this_turn += 1
+    s.drawn_card = drawn[0]
+    if rules.play_after_draw == "none":
+        end_turn(s)
+
+
+def _serve_pending(s: State, player: str, ev: Draw, n: int) -> None:
+    """Serve (part of) the pending draw (option ``draw``; rulings 3 and 12)."""
+    rules = s.rules
+    if ev.reason is not None and ev.reason != "effect":
+        fail(
+            "missed_penalty",
+            f"{player} must serve the pending draw of {s.pending_draw}, not draw for {ev.reason!r}",
+            "option draw; FORMAT.md Conventions (effect draws); PRESETS.md ruling 22",
+            describe_legal(s),
+        )
+    if n > s.pending_draw:
+        fail(
+            "wrong_draw_count",
+            f"{player} draws {n} but owes {s.pending_draw}",
+            f"option draw = {dict(rules.draw)}",
+            f"draw {s.pending_draw}",
+        )
+    if n < s.pending_draw and n != len(s.stock):
+        fail(
+            "wrong_draw_count",
+            f"{player} draws {n} but owes {s.pending_draw} and the stock holds {len(s.stock)}"
+            + (
+                ": a reshuffle must be logged before the draw"
+                if not s.stock and drawable(s)
+                else ""
+            ),
+            f"option draw = {dict(rules.draw)}; PRESETS.md ruling 12",
+            f"draw {min(s.pending_draw, len(s.stock))}",
+        )
+    take(s, player, ev.cards, ev.count, "{}'s draw")
+    s.faults.pop(player, None)
+    if rules.emptying_draw_counts_as_pass and n == s.pending_draw and drawable(s) == 0:
+        s.blocked_passes += 1  # OpenSpiel counts it toward the blocked passes
+    s.pending_draw -= n
+    s.serving = True
+    if s.pending_draw and drawable(s) == 0:
+        s.pending_draw = 0  # nothing left anywhere: the rest lapses (ruling 12)
+    if not s.pending_draw:
+        s.pending_rank = None
+        if s.pending_ends_turn:
+            end_turn(s)
+        else:
+            s.serving = False
+
+
+def serve_previous(s: State, player: str, ev: Draw) -> None:
+    """An out-of-turn effect draw for a ``draw_previous`` card (PRESETS.md ruling 8);
+    a player who owes both this and a pending draw serves this one first.
+
+    Raises:
+        RuleViolation: ``play_after_round_end``, ``missing_suit_choice``,
+            ``wrong_draw_count``.
+    """
+    if s.phase != PLAY:
+        fail(
+            "play_after_round_end",
+            f"{player} draws after the round was over",
+            "PRESETS.md ruling 8 (the end of the round voids it)",
+        )
+    if s.awaiting_suit is not None:
+        fail(
+            "missing_suit_choice",
+            f"{s.awaiting_suit} played a wild card and named no suit; {player} draws",
+            "FORMAT.md Conventions (suit right after the wild)",
+            f"a suit event by {s.awaiting_suit}",
+        )
+    owed = s.prev_owed[player]
+    n = size(ev, owed)
+    if n > owed or (n < owed and n != len(s.stock)):
+        fail(
+            "wrong_draw_count",
+            f"{player} draws {n} but owes {owed} for the previous-player draw",
+            f"option draw_previous = {dict(s.rules.draw_previous)}; PRESETS.md ruling 8",
+            f"draw {min(owed, len(s.stock)) or owed}",
+        )
+    take(s, player, ev.cards, None if ev.cards is not None else n, "{}'s draw")
+    s.jump_open = False
+    left = owed - n
+    if left and drawable(s):
+        s.prev_owed[player] = left
+    else:
+        del s.prev_owed[player]
+
+
+def on_pass(s: State, ev: Pass) -> None:
+    """Check and apply a ``pass`` event (ruling 11; ``blocked_passes``).
+
+    Raises:
+        RuleViolation: ``illegal_pass`` (a skipped player, a pass the rules do not
+            allow), ``missed_penalty`` (a pending draw not served), turn errors.
+    """
+    player = known_player(s, ev.player, "pass")
+    if player in s.just_skipped and player != s.players[s.current]:
+        fail(
+            "illegal_pass",
+            f"{player} is skipped: a skipped player logs nothing",
+            "option skip; PRESETS.md ruling 6",
+            describe_legal(s),
+        )
+    turn_check(s, player, "passes")
+    if s.just_skipped:
+        s.just_skipped = set()
+    if s.pending_skip:
+        fail(
+            "illegal_pass",
+            f"{player} is skipped: a skipped player logs nothing",
+            "option skip; PRESETS.md ruling 6",
+            describe_legal(s),
+        )
+    if s.pending_draw and not s.serving:
+        fail(
+            "missed_penalty",
+            f"{player} passes instead of drawing the pending {s.pending_draw}",
+            "option draw; PRESETS.md ruling 22",
+            describe_legal(s),
+        )
+    s.jump_open = False
+    note_turn_action(s, player)
+    rules = s.rules
+    why = pass_problem(s, player, notes=s.unchecked)
+    if why is not None:
+        fail(
+            "illegal_pass",
+            f"{player} may not pass: {why}",
+            "FORMAT.md Conventions (reshuffle); PRESETS.md ruling 11"
+            if not s.stock and drawable(s) and not s.draws_this_turn
+            else f"options play_after_draw = {rules.play_after_draw!r}, max_draws = "
+            f"{rules.max_draws}; PRESETS.md ruling 11",
+            describe_legal(s),
+        )
+    if drawable(s) == 0:
+        s.blocked_passes += 1
+        limit = s.n + (1 if rules.blocked_passes == "players+1" else 0)
+        if s.blocked_passes >= limit:
+            s.phase = ENDED
+            s.ended_reason = f"{limit} passes in a row on an empty stock"
+            return
+    s.faults.pop(player, None)
+    set_cover(s, None)
+    s.cover_drawing = False
+    end_turn(s)

@@ -1,0 +1,50 @@
+"""The engine's exception and its message helpers (STYLE.md habit 2).
+
+Every check that fails raises :class:`RuleViolation` through :func:`fail`, with a stable code
+(:mod:`maumau_log.violations`), the rule it comes from (a RULES.md section, a PRESETS.md
+ruling, an option or a FORMAT.md convention), a plain message and what was legal there.
+Messages are built only when a check fails.
+"""
+
+from __future__ import annotations
+
+from typing import NoReturn
+
+
+class RuleViolation(Exception):
+    """An event the rules do not allow (python-chess ``IllegalMoveError`` style).
+
+    Attributes:
+        code: the stable violation code (``violations.CODES``).
+        rule: where the rule comes from, e.g. ``"option draw_answer; RULES.md 2"``.
+        message: a plain-language explanation naming the cards and players.
+        expected: what was legal there instead (None when not meaningful).
+    """
+
+    def __init__(self, code: str, message: str, rule: str, expected: str | None = None) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self.rule = rule
+        self.expected = expected
+
+
+Problem = tuple[str, str, str]
+"""Why an action is not legal: ``(code, message, rule)``; the raiser adds what was legal."""
+
+
+def fail(code: str, message: str, rule: str, expected: str | None = None) -> NoReturn:
+    """Raise :class:`RuleViolation` (never returns).
+
+    Args:
+        code: the violation code; message: the explanation; rule: its source;
+        expected: what was legal instead, or None.
+    Raises:
+        RuleViolation: always.
+    """
+    raise RuleViolation(code, message, rule, expected)
+
+
+def what(verb: str, cards: list[str] | None) -> str:
+    """``"plays 7H 7D"`` for messages (built only when a check fails)."""
+    return f"{verb} {' '.join(cards)}" if cards else verb

@@ -1,0 +1,84 @@
+"""Provably fair deals and reshuffles (README "Provably fair shuffles"; issue 7;
+``maumau_log/shuffle.py``, algorithm ``maumau-sha256-fy/1``).
+
+When the header reveals the shuffle seed, the deal must be what the seed deals and the k-th
+reshuffle what the k-th derived seed gives; both then fix the stock's order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ..cards import Card
+from ..events import Deal
+from ..shuffle import deal as fair_deal
+from ..shuffle import reshuffle_seed, shuffled
+from .errors import fail
+from .state import State
+
+
+def check_fair_deal(s: State, ev: Deal, starter: Card, sizes: Mapping[str, int]) -> None:
+    """The deal must be what the revealed seed gives; sets the stock in the seed's order.
+
+    Raises:
+        RuleViolation: ``deal_not_from_seed`` naming the first difference.
+    """
+    assert s.fair_seed is not None
+    order = shuffled(s.rules.pack, s.fair_seed)
+    try:
+        hands, due_starter, stock = fair_deal(
+            order, s.players, s.dealer, sizes, s.rules.redeal_cards
+        )
+    except ValueError as exc:
+        fail("deal_not_from_seed", str(exc), "shuffle maumau-sha256-fy/1")
+    rule = "shuffle maumau-sha256-fy/1 (README: provably fair shuffles)"
+    for p in s.players:
+        if sorted(hands[p]) != sorted(s.hands[p]):
+            fail(
+                "deal_not_from_seed",
+                f"{p}'s hand {' '.join(s.hands[p])} is not what the seed deals",
+                rule,
+                f"{p}: {' '.join(hands[p])}",
+            )
+    if starter != due_starter:
+        fail(
+            "deal_not_from_seed",
+            f"the starter {starter} is not what the seed turns up",
+            rule,
+            f"starter {due_starter}",
+        )
+    if ev.stock is not None and list(ev.stock) != stock:
+        logged = list(ev.stock)
+        at = next(
+            (i for i, (a, b) in enumerate(zip(logged, stock, strict=False)) if a != b),
+            min(len(logged), len(stock)),
+        )
+        fail(
+            "deal_not_from_seed",
+            f"the stock differs from the seed's order at position {at + 1} from the top",
+            rule,
+            f"stock top first: {' '.join(stock[:8])} ...",
+        )
+    s.stock = stock[::-1]
+    s.stock_ordered = True
+
+
+def check_fair_reshuffle(s: State, under: list[Card], logged: list[Card] | None) -> None:
+    """The k-th reshuffle must be what the derived seed gives (``shuffle.py`` step 6);
+    sets the new stock in that order.
+
+    Raises:
+        RuleViolation: ``deal_not_from_seed``.
+    """
+    assert s.fair_seed is not None
+    s.reshuffles += 1
+    due = shuffled(under, reshuffle_seed(s.fair_seed, s.reshuffles))
+    if logged is not None and logged != due:
+        fail(
+            "deal_not_from_seed",
+            f"reshuffle {s.reshuffles}'s stock is not what the seed gives",
+            "shuffle maumau-sha256-fy/1, step 6 (reshuffles)",
+            f"stock top first: {' '.join(due[:8])} ...",
+        )
+    s.stock = due[::-1]
+    s.stock_ordered = True

@@ -1,0 +1,350 @@
+"""Pure questions of legality: one source for every decision (check, ask, do; STYLE.md
+habits 3 and 14).
+
+Each decision is made once, by a function that returns the problem (or None, or the draw's
+reason): :func:`play_problem` backs :func:`can_play`, :func:`legal_plays`, the legal actions
+and the violation message; :func:`draw_problem` and :func:`pass_problem` do the same for
+draws and passes. Nothing here changes the state, except that the apply path may pass
+``notes`` (the state's ``unchecked`` set) to record what a hidden hand kept from being
+checked.
+
+Rules: what may go on the pile (RULES.md "What every system shares"; PRESETS.md rulings 1
+and 18, ``wild_on_wild``), answers to a pending draw (RULES.md 2, rulings 2-3 and 22,
+``draw_answer``) or skip (ruling 6, ``skip_answer``), ``no_finish_on`` (ruling 19), plays
+after a draw (``play_after_draw``), covers (rulings 5 and 20, ``cover_match``), draws and
+passes (rulings 11-12, 16).
+"""
+
+from __future__ import annotations
+
+from ..cards import Card
+from .errors import Problem
+from .state import HIDDEN, PLAY, State, drawable
+
+
+def playable(s: State, card: Card) -> bool:
+    """True when ``card`` may go on the discard pile in an ordinary turn (no pending draw
+    or skip): it matches the suit to follow, or the top card's suit or rank, or it is a
+    wild card (not on a wild card played as one unless ``wild_on_wild``). RULES.md
+    "What every system shares"; PRESETS.md ruling 1. A look-up in
+    :attr:`~.state.State.pile_ok`.
+    """
+    return card in s.pile_ok  # tables.py; rebuilt by state.update_pile
+
+
+def answers_draw(s: State, card: Card) -> bool:
+    """``card`` answers the pending draw (``draw_answer``, ``draw_cancel``; rulings 2-3)."""
+    info = s.cards[card]
+    if info.cancel:
+        return True
+    if info.wild and s.rules.wild_on_pending:
+        return True
+    if info.draw <= 0:
+        return False
+    if s.rules.draw_answer == "same_rank":
+        return info.rank == s.pending_rank
+    return s.rules.draw_answer == "any_draw_card"
+
+
+def answers_skip(s: State, card: Card) -> bool:
+    """``card`` answers the pending skip (``skip_answer``, ``wild_on_pending``; ruling 6)."""
+    info = s.cards[card]
+    if info.wild and s.rules.wild_on_pending:
+        return True
+    return s.rules.skip_answer and info.skip and info.rank == s.skip_rank
+
+
+def finish_allowed(s: State, player: str, card: Card, count: int = 1) -> bool:
+    """``player`` may lay down ``count`` cards ending with ``card`` as the last ones
+    (``no_finish_on``; a cover card may, ruling 5)."""
+    info = s.cards[card]
+    return not (len(s.hands[player]) == count and info.no_finish and not info.cover)
+
+
+def pending_draw(s: State) -> int:
+    """The pending draw as it stands: one with no card left anywhere has lapsed (ruling 12),
+    whether or not an event has settled it yet."""
+    if s.pending_draw and drawable(s) == 0:
+        return 0
+    return s.pending_draw
+
+
+def owed_previous(s: State) -> dict[str, int]:
+    """Previous-player draws still owed (ruling 8); none with no card left anywhere."""
+    if s.prev_owed and drawable(s) == 0:
+        return {}
+    return s.prev_owed
+
+
+def drawn_before_suit(s: State, card: Card) -> bool:
+    """True when every ``card`` the current player holds was drawn for an until_suit cover
+    before the suit came: such cards may not be played in that turn (ruling 20)."""
+    return s.cover_drawn[card] >= s.hands[s.players[s.current]].count(card)
+
+
+def turn_play_problem(s: State, player: str, card: Card) -> Problem | None:
+    """Why ``player``, whose turn it is (no skip pending), may not play ``card`` now, or
+    None. The one source of a play's legality (see the module doc)."""
+    if s.must_play is not None:
+        if card == s.must_play:
+            return None
+        return (
+            "card_does_not_match",
+            f"{player} drew {s.must_play}, which covers the {s.discard[-1]}, and must play it",
+            "option cover_draw; PRESETS.md ruling 5",
+        )
+    cover = s.cover_owed
+    if s.cover_drawing and cover is not None:
+        return (
+            "card_does_not_match",
+            f"{player} plays {card} while drawing to cover {cover}: the draw goes on "
+            f"until a card of the suit {s.cards[cover].suit} comes, and only that card covers",
+            "option cover_draw = 'until_suit'; PRESETS.md ruling 20",
+        )
+    if s.cover_drawn and drawn_before_suit(s, card):
+        return (
+            "card_does_not_match",
+            f"{player} drew {card} for a cover before a card of the cover suit came; "
+            "such a card may not be played in that turn",
+            "option cover_draw = 'until_suit'; PRESETS.md ruling 20",
+        )
+    if s.turn_over_after_draw:
+        return (
+            "card_does_not_match",
+            f"{player} drew for the cover and the card drawn does not cover: the turn "
+            "is over (pass)",
+            f"option cover_draw = {s.rules.cover_draw!r}; PRESETS.md ruling 5",
+        )
+    if s.cover_drawing:
+        return _after_that_draw(player)
+    pending = s.pending_draw
+    if pending and drawable(s) == 0:
+        pending = 0  # lapsed (ruling 12): see pending_draw()
+    if pending:
+        if s.serving:
+            return _after_that_draw(player)
+        if answers_draw(s, card):
+            return None
+        return (
+            "missed_penalty",
+            f"{player} must draw {pending} (pending from a {s.pending_rank}) "
+            f"or answer it; {card} does not answer it",
+            f"options draw, draw_answer = {s.rules.draw_answer!r}; PRESETS.md ruling 22",
+        )
+    if s.draws_this_turn:
+        after = s.rules.play_after_draw
+        if after == "drawn" and card != s.drawn_card and s.drawn_card != HIDDEN:
+            return (
+                "card_does_not_match",
+                f"after drawing, {player} may play only the drawn card ({s.drawn_card})",
+                "option play_after_draw = 'drawn'",
+            )
+        if after == "none":
+            return (
+                "card_does_not_match",
+                f"{player} may not play after drawing",
+                "option play_after_draw = 'none'",
+            )
+    if len(s.hands[player]) == 1 and not finish_allowed(s, player, card):
+        return (
+            "card_does_not_match",
+            f"{player} may not go out on {card}",
+            f"option no_finish_on = {list(s.rules.no_finish_on)}; PRESETS.md ruling 19",
+        )
+    if card in s.pile_ok:  # playable(): a table look-up
+        return None
+    return ("card_does_not_match", *_no_match(s, player, card))
+
+
+def _no_match(s: State, player: str, card: Card) -> tuple[str, str]:
+    """Why ``card`` may not go on the pile: the message and the rule."""
+    top = s.discard[-1]
+    rules = s.rules
+    cover = s.cover_owed
+    if cover is not None and rules.cover_match == "suit":
+        suit = s.cards[cover].suit
+        why = f"{card} does not cover {cover}: only a card of the suit {suit} covers"
+        rule = "option cover_match = 'suit'; PRESETS.md ruling 20"
+    elif s.cards[card].wild:
+        why = f"{card} is wild but may not go on the wild card {top}"
+        rule = "option wild_on_wild = false"
+    elif s.suit_to_follow is not None:
+        why = f"{card} does not follow the suit {s.suit_to_follow} named for the wild card {top}"
+        rule = (
+            f"options wild = {list(rules.wild)}, wild_names_suit; "
+            "RULES.md (a named suit must be followed)"
+        )
+    elif s.cards[top].suit is None:
+        why = (
+            f"{top} lies with no suit named, so it has no suit or rank to match: only a "
+            "joker or a wild card may go on it"
+        )
+        rule = "PRESETS.md ruling 18"
+    else:
+        why = f"{card} matches neither the suit nor the rank of {top}"
+        rule = "RULES.md (a card matches the rank or suit of the top discard)"
+    return f"{player} plays {card}: {why}", rule
+
+
+def _after_that_draw(player: str) -> Problem:
+    return (
+        "card_does_not_match",
+        f"{player} may not play after that draw",
+        "options draw_ends_turn / cover_draw",
+    )
+
+
+def play_problem(s: State, player: str, card: Card) -> Problem | None:
+    """Why ``player`` may not play ``card`` (held) now, or None: the round's phase, a suit
+    still to name, a pending skip (only its answer), the turn, then
+    :func:`turn_play_problem`."""
+    if s.phase != PLAY:
+        return ("play_after_round_end", f"{player} plays {card} outside play", "FORMAT.md Events")
+    if s.awaiting_suit is not None:
+        return (
+            "missing_suit_choice",
+            f"{s.awaiting_suit} played a wild card and named no suit",
+            "option wild_names_suit; FORMAT.md Conventions (suit right after the wild)",
+        )
+    if s.pending_skip and player == s.players[s.current]:
+        if answers_skip(s, card):
+            return None
+        return (
+            "card_does_not_match",
+            f"{player} is skipped by a {s.skip_rank} and may only answer with a "
+            f"{s.skip_rank}; {card} does not answer it",
+            "option skip_answer; PRESETS.md ruling 6",
+        )
+    if player != s.players[s.current]:
+        return (
+            "wrong_player",
+            f"{player} plays {card} but it is {s.players[s.current]}'s turn",
+            "turn order (FORMAT.md Conventions: Seats and turns)",
+        )
+    return turn_play_problem(s, player, card)
+
+
+def can_play(s: State, player: str, card: Card) -> bool:
+    """True when ``player`` may play ``card`` (held) now (:func:`play_problem` is None)."""
+    return play_problem(s, player, card) is None
+
+
+def held(s: State, player: str) -> list[Card]:
+    """The distinct shown cards of ``player``'s hand, sorted."""
+    return sorted({c for c in s.hands[player] if c != HIDDEN})
+
+
+def legal_plays(s: State, player: str) -> list[Card]:
+    """The distinct cards ``player`` may play now, sorted (empty when it is not their move)."""
+    return [c for c in held(s, player) if play_problem(s, player, c) is None]
+
+
+def turn_plays(s: State, player: str) -> list[Card]:
+    """The distinct cards ``player`` may play as the player to move with no skip pending
+    (a pending skip taken: the next player's plays)."""
+    return [c for c in held(s, player) if turn_play_problem(s, player, c) is None]
+
+
+def draw_problem(s: State, player: str, notes: set[str] | None = None) -> tuple[str, str]:
+    """Whether ``player``, to move, may make a non-effect draw now (rulings 5, 11, 16).
+
+    Args:
+        notes: where to record what a hidden hand kept from being checked (the apply path
+            passes ``unchecked``; queries pass None and change nothing).
+    Returns:
+        ``(reason, "")`` for a legal draw (``"no_play"``, ``"voluntary"`` or ``"cover"``),
+        else ``("", why)``.
+    """
+    if pending_draw(s):
+        return "", f"a draw of {s.pending_draw} is pending"
+    if s.must_play is not None:
+        return "", f"the drawn {s.must_play} covers and must be played"
+    if s.turn_over_after_draw:
+        return "", "the turn is over after that draw; pass"
+    if drawable(s) == 0:
+        return "", (
+            "nothing is left to draw (the stock is empty and the discard pile cannot be "
+            "reshuffled); a player with no card to play passes"
+        )
+    hand = s.hands[player]
+    if s.cover_owed is not None:
+        if s.cover_drawing:
+            return "cover", ""
+        can_cover = [
+            c
+            for c in hand
+            if c != HIDDEN and playable(s, c) and not (s.cover_drawn and drawn_before_suit(s, c))
+        ]
+        if notes is not None and not can_cover and HIDDEN in hand:
+            notes.add("whether a hidden hand could cover before drawing")
+        if not can_cover or s.rules.voluntary_draw:
+            return "cover", ""
+        return "", _can_play_text(s, player)
+    if s.draws_this_turn >= s.rules.max_draws:
+        return "", f"already drew {s.draws_this_turn} time(s) this turn"
+    if s.draws_this_turn and s.rules.play_after_draw == "none":
+        return "", "the rules do not allow a draw now"
+    if (
+        len(hand) > 1
+        and s.must_play is None
+        and not s.cover_drawing
+        and not s.cover_drawn
+        and (not s.draws_this_turn or s.rules.play_after_draw == "any")
+    ):  # here turn_play_problem is "in pile_ok" alone (the same decision, as one set test)
+        has_play = not s.pile_ok.isdisjoint(hand)
+    else:
+        has_play = any(turn_play_problem(s, player, c) is None for c in hand if c != HIDDEN)
+    if notes is not None and not has_play and HIDDEN in hand:
+        notes.add("whether a hidden hand could play before drawing or passing")
+    if not has_play:
+        return "no_play", ""
+    if s.rules.voluntary_draw:
+        return "voluntary", ""
+    return "", _can_play_text(s, player)
+
+
+def _can_play_text(s: State, player: str) -> str:
+    plays = turn_plays(s, player)
+    if plays:
+        return f"{player} can play ({' '.join(plays)}) and voluntary draws are not allowed"
+    return "the rules do not allow a draw now"
+
+
+def pass_problem(
+    s: State, player: str, skip: int | None = None, notes: set[str] | None = None
+) -> str | None:
+    """Why ``player``, to move, may not pass now, or None (PRESETS.md ruling 11): a pass
+    comes after ``max_draws`` draws (or a draw that emptied the stock) where a drawn card
+    may be played, or with nothing to draw. ``skip``: the pending skip to assume (None: the
+    state's); ``notes`` as :func:`draw_problem`.
+    """
+    if skip is None:
+        skip = s.pending_skip
+    ok = False
+    if pending_draw(s) or skip or s.must_play is not None:
+        ok = False
+    elif s.turn_over_after_draw or (
+        s.rules.play_after_draw != "none"
+        and s.draws_this_turn
+        and (s.draws_this_turn >= s.rules.max_draws or not s.stock)
+    ):
+        ok = True  # after the draws a turn allows (ruling 11)
+    elif drawable(s) == 0:
+        plays = turn_plays(s, player)
+        if notes is not None and HIDDEN in s.hands[player] and not plays:
+            notes.add("whether a hidden hand could play before drawing or passing")
+        ok = s.rules.voluntary_draw or not plays
+    if ok:
+        return None
+    if s.rules.play_after_draw == "none" and s.draws_this_turn:
+        return "the draw already ended the turn"
+    if s.must_play is not None:
+        return f"the drawn {s.must_play} covers and must be played"
+    if not s.stock and drawable(s):
+        return (
+            "the stock is empty but the discard pile can be reshuffled: a reshuffle "
+            "must be logged before the draw"
+        )
+    if not s.draws_this_turn:
+        return "a player passes only after drawing, or when there is nothing to draw"
+    return f"drew {s.draws_this_turn} of {s.rules.max_draws} allowed draws"

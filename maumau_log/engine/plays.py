@@ -1,0 +1,433 @@
+"""Plays and what the cards do: the ``play`` and ``suit`` events (RULES.md 1-11; PRESETS.md
+rulings 1-8: wild cards and suits, draw cards, skips, reverses, play-again, covers,
+jump-in, draws that hit the previous player; 19: a cover card as the last card; 21:
+``multi_play_any_suit``; options ``multi_play``, ``max_plays``).
+
+:func:`on_play` checks a play (turn, hand, legality from :mod:`.legality`), then
+:func:`lay_down` moves the cards and :func:`after_cards` applies their powers and moves the
+turn. :func:`go_out` ends the round for a player who emptied the hand.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from ..cards import Card
+from ..events import Play, SuitChoice
+from ..rules import CardRule
+from .actions import describe_legal
+from .errors import Problem, fail
+from .legality import finish_allowed, play_problem
+from .partial import missing_cards, seen_at
+from .state import (
+    ENDED,
+    HIDDEN,
+    OUT,
+    PLAY,
+    State,
+    begin_turn,
+    begin_turn_same,
+    drawable,
+    next_seat,
+    note_turn_action,
+    set_cover,
+    update_pile,
+)
+from .stock import check_card
+from .turns import known_player, resolve_skip, turn_check
+
+
+def on_play(s: State, ev: Play) -> None:
+    """Check and apply a ``play`` event.
+
+    Raises:
+        RuleViolation: the first failed check: the player, the turn, the cards in the hand,
+            their legality (``card_does_not_match``, ``missed_penalty`` ...).
+    """
+    player = ev.player
+    if player not in s.seat:
+        known_player(s, player, "play")
+    cards = ev.cards
+    if not cards:
+        fail("schema_error", "play.cards is empty", "FORMAT.md Events (play)")
+    table = s.cards
+    if len(cards) == 1:
+        if cards[0] not in table:
+            cards = [check_card(s, cards[0], "play.cards")]
+    elif not all(c in table for c in cards):
+        cards = [check_card(s, c, "play.cards") for c in cards]
+    rules = s.rules
+    if ev.jump_in and not rules.jump_in:
+        fail(
+            "wrong_player",
+            f"{player} jumps in with {' '.join(cards)}, but this ruleset has no jump-in",
+            "option jump_in = false",
+            describe_legal(s),
+        )
+    if len(cards) > 1:
+        check_multi(s, player, cards)
+    if rules.jump_in and (ev.jump_in or (s.phase == PLAY and player != s.players[s.current])):
+        problem = jump_problem(s, player, cards)
+        if problem is None:
+            lay_down(s, player, cards, jump=True)
+            return
+        if ev.jump_in:
+            code, why, rule = problem
+            waits = f"a suit event by {s.awaiting_suit}" if code == "missing_suit_choice" else None
+            fail(code, f"{player} may not jump in: {why}", rule, waits)
+    card = cards[0]
+    # the skipped player may answer a pending skip (ruling 6)
+    if s.pending_skip and s.phase == PLAY and s.awaiting_suit is None:
+        resolve_skip(s, player, card)
+    answering_skip = bool(s.pending_skip and player == s.players[s.current] and s.phase == PLAY)
+    turn_check(s, player, "plays", cards)
+    check_in_hand(s, player, cards)
+    illegal = play_problem(s, player, card)
+    if illegal is not None:
+        fail(*illegal, describe_legal(s))
+    if len(cards) > 1 and not finish_allowed(s, player, cards[-1], len(cards)):
+        fail(
+            "card_does_not_match",
+            f"{player} may not go out on {cards[-1]}",
+            f"option no_finish_on = {list(rules.no_finish_on)}; PRESETS.md ruling 19",
+            describe_legal(s),
+        )
+    lay_down(s, player, cards, answering_skip=answering_skip)
+
+
+def check_in_hand(s: State, player: str, cards: list[Card]) -> None:
+    """``player`` holds ``cards`` (a partial log: or may, from the hidden part).
+
+    Raises:
+        RuleViolation: ``card_not_in_hand``.
+    """
+    hand = s.hands[player]
+    if len(cards) == 1:
+        card = cards[0]
+        if card in hand:
+            return
+        if s.unseen is not None and HIDDEN in hand and s.unseen[card] > 0:
+            return  # from the hidden part of the hand
+        missing = card
+    else:
+        short = missing_cards(s, player, cards)
+        if not short:
+            return
+        missing = " ".join(sorted(short.elements()))
+    if s.unseen is not None and HIDDEN in hand:
+        # a hidden hand: say where the card is seen; what it could legally play is hidden
+        need = Counter(missing.split())
+        gone = [c for c in need if s.unseen[c] < need[c]]
+        fail(
+            "card_not_in_hand",
+            f"{player} plays {missing} from a hidden hand, but "
+            + (
+                "no such card is left unseen: " + "; ".join(seen_at(s, c) for c in gone)
+                if gone
+                else f"only {hand.count(HIDDEN)} of {player}'s cards are hidden"
+            ),
+            "FORMAT.md Information levels (conservation against the unseen cards)",
+            f"a card still unseen that the rules allow here (which of them {player} "
+            "holds is hidden), or a draw or pass where the hidden hand allows one",
+        )
+    fail(
+        "card_not_in_hand",
+        f"{player} plays {missing} but holds {' '.join(hand) or 'no cards'}",
+        "FORMAT.md Conventions (card conservation)",
+        describe_legal(s),
+    )
+
+
+def check_multi(s: State, player: str, cards: list[Card]) -> None:
+    """Several cards in one play (option ``multi_play``; RULES.md 8 and 11).
+
+    Raises:
+        RuleViolation: ``card_does_not_match`` (one card per play here, or cards that may
+            not go down together).
+    """
+    mode = s.rules.multi_play
+    rank = s.cards[cards[0]].rank
+    if rank in s.rules.multi_play_any_suit and all(s.cards[c].rank == rank for c in cards):
+        return  # cards of one such rank, whatever their suits (ruling 21)
+    if mode == "none":
+        fail(
+            "card_does_not_match",
+            f"{player} plays {len(cards)} cards at once; one card per play here",
+            "option multi_play = 'none'",
+            "one card",
+        )
+    first = cards[0]
+    if mode == "identical":
+        ok = all(c == first for c in cards)
+        kind = "identical cards"
+    else:
+        ok = all(s.cards[c].rank == rank for c in cards)
+        kind = "cards of one rank"
+    if not ok:
+        fail(
+            "card_does_not_match",
+            f"{player} plays {' '.join(cards)} together; only {kind} go down together",
+            f"option multi_play = {mode!r}",
+            "one card, or " + kind,
+        )
+
+
+def jump_problem(s: State, player: str, cards: list[Card]) -> Problem | None:
+    """Why ``player`` may not jump in with ``cards`` now, or None (PRESETS.md ruling 7)."""
+    rule = "option jump_in; PRESETS.md ruling 7"
+    if s.phase != PLAY:
+        return ("play_after_round_end", "the round is over", rule)
+    if s.awaiting_suit is not None:
+        return ("missing_suit_choice", f"{s.awaiting_suit} has not named the suit yet", rule)
+    if not s.jump_open:
+        return (
+            "wrong_player",
+            "a jump-in comes only right after a play (not on the starter, not after a "
+            "draw, a pass or a penalty)",
+            rule,
+        )
+    if player == s.last_player:
+        return ("wrong_player", "nobody jumps in on the own play", rule)
+    if s.cover_owed is not None or s.play_again_owed:
+        return ("wrong_player", "a cover or a play-again is owed", rule)
+    if s.prev_owed.get(player):
+        return (
+            "missed_penalty",
+            f"{player} owes {s.prev_owed[player]} card(s) to draw first",
+            "option draw_previous; PRESETS.md ruling 8",
+        )
+    top = s.discard[-1]
+    if any(c != top for c in cards):
+        return (
+            "card_does_not_match",
+            f"{' '.join(cards)} is not identical to the top card {top}",
+            rule,
+        )
+    short = missing_cards(s, player, cards)
+    if short:
+        return (
+            "card_not_in_hand",
+            f"{player} does not hold {' '.join(sorted(short.elements()))}",
+            "FORMAT.md Conventions (card conservation)",
+        )
+    return None
+
+
+def lay_down(
+    s: State, player: str, cards: list[Card], answering_skip: bool = False, jump: bool = False
+) -> None:
+    """Move played cards to the discard pile and apply them (the checks are done)."""
+    if s.just_skipped:
+        s.just_skipped = set()
+    hand = s.hands[player]
+    for card in cards:
+        if card in hand:
+            hand.remove(card)
+        else:  # a card shown from a hidden hand (checked by check_in_hand)
+            assert s.unseen is not None
+            hand.remove(HIDDEN)
+            s.unseen[card] -= 1
+    if hand and s.faults:  # a fault is caught before the next turn action, or right after
+        s.faults.pop(player, None)  # going out
+    s.plays += 1
+    s.blocked_passes = 0
+    s.discard.extend(cards)
+    s.last_play = cards
+    rules = s.rules
+    info = s.cards[cards[0]]
+    cancels = False
+    if s.pending_draw and (info.cancel or (info.wild and rules.wild_on_pending)):
+        cancels = True
+        s.pending_draw = 0
+        s.pending_rank = None
+    if answering_skip or jump:  # the answered skip lapses; a jumper's replaces it
+        s.pending_skip = 0
+        s.skip_rank = None
+    if jump:
+        s.turns[player] += 1
+    _clear_for_play(s, s.cards[cards[-1]].wild)
+    if s.calls_last and len(hand) == 1:
+        s.window = (player, "last")
+    after_cards(s, player, cards, cancels=cancels)
+    if not hand and s.cover_owed is not None:
+        # emptying the hand while a cover is owed is not going out (ruling 19): the call
+        # window closes with no fault and a call fault of the player lapses
+        s.window = None
+        s.faults.pop(player, None)
+    note_turn_action(s, player)
+    s.jump_open = True
+    s.last_player = player
+    if not hand and s.cover_owed is None:
+        # a play-again card owes a further card only "if there is one" (ruling 4): an
+        # empty hand ends the round; a cover is owed even then (ruling 5)
+        s.play_again_owed = False
+        go_out(s, player)
+    elif rules.max_plays is not None and s.plays >= rules.max_plays:
+        s.phase = ENDED  # a wild card that ends the round names no suit
+        s.awaiting_suit = None
+        s.prev_owed.clear()
+        s.ended_reason = f"max_plays = {rules.max_plays} reached"
+
+
+def _clear_for_play(s: State, wild: bool) -> None:
+    """A play ends the turn's obligations and any named suit. (A function of its own: the
+    compiled build must not assume ``cover_owed`` stays None in :func:`lay_down`.)"""
+    s.cover_owed = None
+    s.cover_drawing = False
+    s.must_play = None
+    s.play_again_owed = False
+    s.any_card = False
+    s.suit_to_follow = None
+    s.top_played_wild = wild
+    update_pile(s)
+
+
+def after_cards(
+    s: State, player: str, cards: list[Card], starter_card: bool = False, cancels: bool = False
+) -> None:
+    """Apply the powers of the cards just played and move the turn (RULES.md 1-11;
+    PRESETS.md rulings 1-8). Several cards in one play add up: draws sum, each skip
+    card skips one more player, reverses flip the direction once each; the last card
+    decides a wild's suit choice, a cover and a play-again."""
+    rules = s.rules
+    seat = s.seat[player]
+    last = s.cards[cards[-1]]
+    if len(cards) == 1 and not (last.wild or last.draw_previous or last.cover or last.play_again):
+        # the usual play: one card with no wild, previous-player, cover or play-again power
+        _one_card(s, seat, last, cancels)
+        return
+    infos = [s.cards[c] for c in cards]
+    if last.wild and rules.wild_names_suit and not starter_card and s.hands[player]:
+        s.awaiting_suit = player
+    if not starter_card and last.draw_previous:
+        owe_previous(s, player, sum(i.draw_previous for i in infos))
+    if not starter_card and last.cover:
+        set_cover(s, cards[-1])
+        begin_turn_same(s, seat)
+        return
+    if not starter_card and last.play_again:
+        s.play_again_owed = True
+        begin_turn_same(s, seat)
+        return
+    steps = 1
+    if last.reverse and (len(infos) == 1 or sum(i.reverse for i in infos) % 2):
+        s.direction = -s.direction
+        if s.n == 2 and rules.reverse_two_players == "skip":
+            steps = 0
+    if len(infos) == 1:
+        draw = last.draw
+        skips = 1 if last.skip and not last.draw else 0
+    else:
+        draw = sum(i.draw for i in infos)
+        skips = sum(1 for i in infos if i.skip and not i.draw)
+    if draw and not cancels:
+        if drawable(s) > 0:
+            s.pending_draw += draw
+            s.pending_rank = last.rank
+            s.pending_ends_turn = rules.draw_ends_turn or any(i.skip for i in infos if i.draw)
+        else:  # no card left anywhere: the draw card draws nothing (ruling 12)
+            s.pending_draw = 0
+            s.pending_rank = None
+    elif skips:
+        if rules.skip_answer or rules.wild_on_pending:
+            # the skipped player may still answer (a skip card of the rank, or a wild
+            # card that cancels it: ruling 2 and 6); the skip is taken when another
+            # player acts
+            s.pending_skip = skips
+            s.skip_rank = last.rank
+        else:
+            for k in range(1, skips + 1):
+                skipped = s.players[next_seat(s, seat, k)]
+                s.skipped[skipped] += 1
+                s.just_skipped.add(skipped)
+            steps += skips
+    begin_turn(s, next_seat(s, seat, steps))
+
+
+def _one_card(s: State, seat: int, info: CardRule, cancels: bool) -> None:
+    """:func:`after_cards` for one card that is not wild, draws no previous player, owes
+    no cover or play-again: its reverse, draw or skip, then the turn moves."""
+    steps = 1
+    if info.reverse:
+        s.direction = -s.direction
+        if s.n == 2 and s.rules.reverse_two_players == "skip":
+            steps = 0
+    if info.draw:
+        if not cancels:
+            if drawable(s) > 0:
+                s.pending_draw += info.draw
+                s.pending_rank = info.rank
+                s.pending_ends_turn = s.rules.draw_ends_turn or info.skip
+            else:  # no card left anywhere: the draw card draws nothing (ruling 12)
+                s.pending_draw = 0
+                s.pending_rank = None
+    elif info.skip:
+        if s.rules.skip_answer or s.rules.wild_on_pending:
+            s.pending_skip = 1
+            s.skip_rank = info.rank
+        else:
+            skipped = s.players[next_seat(s, seat, 1)]
+            s.skipped[skipped] += 1
+            s.just_skipped.add(skipped)
+            steps += 1
+    begin_turn(s, next_seat(s, seat, steps))
+
+
+def owe_previous(s: State, player: str, count: int) -> None:
+    """``draw_previous``: the last other player who took a turn action owes an effect
+    draw before the own next turn action (PRESETS.md ruling 8)."""
+    target = s.last_turn_actor if s.last_turn_actor != player else s.prev_turn_actor
+    if target is not None and target != player:
+        s.prev_owed[target] = s.prev_owed.get(target, 0) + count
+
+
+def go_out(s: State, player: str) -> None:
+    """``player`` emptied the hand: the round is out (a call, a catch or round_end may
+    follow; rulings 8-10)."""
+    s.phase = OUT
+    s.out_player = player
+    s.awaiting_suit = None
+    # the next turn (and any skip) the winning card began never happens, unless a catch
+    # right after going out lets the round go on (then the penalty gives them back)
+    current = s.players[s.current]
+    s.phantom = (current, set(s.just_skipped))
+    s.turns[current] -= 1
+    for p in s.just_skipped:
+        s.skipped[p] -= 1
+    s.prev_owed.clear()  # the end of the round voids draws owed (ruling 8)
+    if s.rules.call_going_out:
+        s.window = (player, "out")
+
+
+def on_suit(s: State, ev: SuitChoice) -> None:
+    """The suit named for the wild card just played (option ``wild_names_suit``;
+    FORMAT.md Conventions: the suit right after its wild card; ruling 16).
+
+    Raises:
+        RuleViolation: ``play_after_round_end``, ``wrong_player``.
+    """
+    player = known_player(s, ev.player, "suit")
+    if s.phase in (OUT, ENDED):
+        fail(
+            "play_after_round_end",
+            f"{player} names a suit after the round was over",
+            "FORMAT.md Conventions (a wild card that empties the hand names no suit)",
+            "round_end",
+        )
+    if s.awaiting_suit is None:
+        fail(
+            "wrong_player",
+            f"{player} names a suit but no wild card waits for one",
+            "FORMAT.md Conventions (suit right after its wild card); PRESETS.md ruling 16",
+            describe_legal(s),
+        )
+    if player != s.awaiting_suit:
+        fail(
+            "wrong_player",
+            f"{player} names a suit, but the wild card was {s.awaiting_suit}'s",
+            "FORMAT.md Conventions (suit right after its wild card)",
+            f"a suit event by {s.awaiting_suit}",
+        )
+    s.suit_to_follow = ev.suit
+    s.awaiting_suit = None
+    update_pile(s)

@@ -1,0 +1,74 @@
+"""Per-ruleset tables: which cards may go on the discard pile, built once per ruleset
+(RULES.md "What every system shares": a card matches the top card's suit or rank; RULES.md
+1-2 and PRESETS.md ruling 1: wild cards, ``wild_on_wild``, a suit named by a wild card;
+``wild_starter = "any"``).
+
+python-chess builds its ``BB_*`` tables at import the same way: the question "may this card
+go on the pile?" becomes one set look-up (:attr:`.state.State.pile_ok`), rebuilt only when
+the pile's top, the named suit or the wild state changes (:func:`pile_cards`).
+"""
+
+from __future__ import annotations
+
+from ..cards import SUITS, Card
+from ..rules import Ruleset
+
+
+class Tables:
+    """The pile tables of one ruleset.
+
+    Attributes:
+        wild: the wild cards.
+        on_top: top card (played plainly) to the non-wild cards that match its suit or rank.
+        of_suit: a named suit to the non-wild cards of that suit.
+        plain: every non-wild card (``wild_starter = "any"``).
+        with_suit: a suit (None for jokers) to every card of it, wild or not (the covers of
+            ``cover_match = "suit"``, ruling 20).
+    """
+
+    wild: frozenset[Card]
+    on_top: dict[Card, frozenset[Card]]
+    on_top_wild: dict[Card, frozenset[Card]]
+    of_suit: dict[str, frozenset[Card]]
+    of_suit_wild: dict[str, frozenset[Card]]
+    plain: frozenset[Card]
+    plain_wild: frozenset[Card]
+    with_suit: dict[str | None, frozenset[Card]]
+
+    def __init__(self, rules: Ruleset) -> None:
+        cards = rules.cards
+        self.wild = frozenset(c for c, i in cards.items() if i.wild)
+        plain = [(c, i) for c, i in cards.items() if not i.wild]
+        self.on_top = {}
+        self.on_top_wild = {}
+        for top, t in cards.items():
+            ok = frozenset(c for c, i in plain if i.suit == t.suit or i.rank == t.rank)
+            self.on_top[top] = ok
+            self.on_top_wild[top] = ok | self.wild
+        self.of_suit = {}
+        self.of_suit_wild = {}
+        for suit in SUITS:
+            ok = frozenset(c for c, i in plain if i.suit == suit)
+            self.of_suit[suit] = ok
+            self.of_suit_wild[suit] = ok | self.wild
+        self.plain = frozenset(c for c, _ in plain)
+        self.plain_wild = self.plain | self.wild
+        self.with_suit = {}  # every card of a suit, wild or not (cover_match = "suit")
+        for key in {i.suit for i in cards.values()}:
+            self.with_suit[key] = frozenset(c for c, i in cards.items() if i.suit == key)
+
+
+_CACHE: dict[int, tuple[Ruleset, Tables]] = {}
+_CACHE_SIZE = 64
+
+
+def tables(rules: Ruleset) -> Tables:
+    """The tables of ``rules``, built on first use (a small cache: memory stays flat)."""
+    hit = _CACHE.get(id(rules))
+    if hit is not None and hit[0] is rules:
+        return hit[1]
+    built = Tables(rules)
+    if len(_CACHE) >= _CACHE_SIZE:
+        _CACHE.pop(next(iter(_CACHE)))
+    _CACHE[id(rules)] = (rules, built)
+    return built
