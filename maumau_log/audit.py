@@ -58,7 +58,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 import numpy as np
@@ -70,6 +70,9 @@ from .events import Abandon, Deal, Draw, Game, Pass, Penalty, Play, decode_event
 from .matches import RoundContext
 from .rules import Ruleset, RulesetError, resolve
 from .store import UNKNOWN, scan_all
+
+if TYPE_CHECKING:
+    from .audit_botlike import BotLikeness
 
 DEFAULT_ALPHA = 0.05
 """Family-wise false-flag rate per report (Holm-corrected)."""
@@ -1079,6 +1082,7 @@ def audit(
     dataset: str | os.PathLike[str],
     alpha: float = DEFAULT_ALPHA,
     min_games: int = DEFAULT_MIN_GAMES,
+    bot_likeness: BotLikeness | None = None,
 ) -> AuditReport:
     """Audit a dataset: deal fairness, seat advantage, suspicious play, invalid games.
 
@@ -1086,6 +1090,8 @@ def audit(
         dataset: a dataset folder made by ``ingest``.
         alpha: the family-wise false-flag rate of the report (Holm-corrected).
         min_games: the smallest number of games any test runs on.
+        bot_likeness: run the bot-likeness test with these settings
+            (:mod:`maumau_log.audit_botlike`; off when None: it costs rollouts).
     Returns:
         The :class:`AuditReport`.
     Raises:
@@ -1112,6 +1118,10 @@ def audit(
     findings += _timing_tests(facts, min_games, rows)
     findings += _abandon_tests(facts, min_games, rows)
     findings += _invalid_tests(data, dataset, min_games, report.tables)
+    if bot_likeness is not None:  # issue 14: the bot-likeness test lives in audit_botlike.py
+        from .audit_botlike import bot_likeness_tests
+
+        findings += bot_likeness_tests(dataset, min_games, bot_likeness)
     report.tables["players"] = [rows[p] for p in sorted(rows)]
     _correct(findings, alpha)
     report.findings = findings

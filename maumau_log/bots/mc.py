@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from ..engine import Action, Engine
 from .determinize import clone, determinize
-from .policies import rollout_policy
+from .policies import GreedyPolicy, rollout_policy
 from .table import ROLLOUT_EVENTS, BotTable, Policy, utility
 
 DEFAULT_ROLLOUTS = 16
@@ -104,7 +104,8 @@ def evaluate(
 class MonteCarloPolicy(Policy):
     """The Monte Carlo bot: at each decision with several alternatives, :func:`evaluate`
     them with ``rollouts`` determinized rollouts each and play the best (most wins, then
-    the best score). It never forgets a call, catches every fault and jumps in whenever it
+    the best score, then the greedy bot's preference: with few rollouts many alternatives
+    tie). It never forgets a call, catches every fault and jumps in whenever it
     can (jump-ins are not searched).
 
     Args:
@@ -125,5 +126,29 @@ class MonteCarloPolicy(Policy):
     def choose(self, table: BotTable, player: str, actions: list[Action]) -> Action:
         """The alternative with the best Monte Carlo value from ``player``'s view."""
         self.decisions += 1
-        out = evaluate(table.engine, player, actions, self.rollouts, self.rng)
-        return actions[out.best()]
+        best, _ = mc_choice(table.engine, player, actions, self.rollouts, self.rng)
+        return actions[best]
+
+
+def mc_choice(
+    engine: Engine,
+    player: str,
+    actions: Sequence[Action],
+    rollouts: int,
+    rng: random.Random,
+) -> tuple[int, Outcomes]:
+    """The Monte Carlo bot's choice at a decision: :func:`evaluate`, then the most wins,
+    the best score, the greedy bot's preference (:class:`GreedyPolicy`), the first given.
+
+    Returns:
+        ``(index of the chosen action, outcomes)``.
+    """
+    out = evaluate(engine, player, actions, rollouts, rng)
+    w, s = out.mean_wins(), out.mean_scores()
+    table = BotTable(engine, {}, rng, record=False)
+    prior = _PRIOR
+    keys = [(w[i], s[i], prior.score(table, player, a), -i) for i, a in enumerate(actions)]
+    return max(range(len(keys)), key=lambda i: keys[i]), out
+
+
+_PRIOR = GreedyPolicy()
