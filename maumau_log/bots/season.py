@@ -33,6 +33,7 @@ def season(
     games: int,
     seed: int,
     table: int = 2,
+    weights: Mapping[str, float] | None = None,
 ) -> Iterator[list[Event]]:
     """Play ``games`` rounds among the players of ``pool``.
 
@@ -42,6 +43,8 @@ def season(
         games: rounds.
         seed: the season's seed.
         table: players per round (at most the pool's size).
+        weights: how often each player sits down (default 1 each): seats are drawn one by
+            one with chances proportional to the weights of those not yet seated.
     Yields:
         One round's events per game (header first, ``round_end`` last).
     Raises:
@@ -54,11 +57,16 @@ def season(
     for g in range(games):
         key = f"season:{seed}:{g}"
         rng = random.Random(key)
-        seats = list(names)
-        for i in range(len(seats) - 1, 0, -1):
-            j = int(rng.random() * (i + 1))
-            seats[i], seats[j] = seats[j], seats[i]
-        seats = seats[:table]
+        left = list(names)
+        seats = []
+        while len(seats) < table:
+            w = [weights.get(p, 1.0) if weights else 1.0 for p in left]
+            x = rng.random() * sum(w)
+            i = 0
+            while i < len(left) - 1 and x >= w[i]:
+                x -= w[i]
+                i += 1
+            seats.append(left.pop(i))
         policies = {p: pool[p](hash_seed(key, i)) for i, p in enumerate(seats)}
         header = make_header(
             rules, f"season-{seed}-{g:06d}", seats, seats[-1], fair_shuffle(rng),
