@@ -93,9 +93,7 @@ def main() -> None:
             bot = next((x for x in r["rows"] if x["player"] == "bot"), None)
             print(f"{r['kind']:9s} seed {r['seed']}: bot {bot} ({r['total_s']:.0f} s)", flush=True)
     planted = [r for r in results if r["kind"] == "planted"]
-    flagged = sum(
-        1 for r in planted for x in r["rows"] if x["player"] == "bot" and x["flagged"]
-    )
+    flagged = sum(1 for r in planted for x in r["rows"] if x["player"] == "bot" and x["flagged"])
     fair_rows = [
         x for r in results for x in r["rows"]
         if x["p"] is not None and (r["kind"] == "unbiased" or x["player"] != "bot")

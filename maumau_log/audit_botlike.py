@@ -59,8 +59,8 @@ class BotLikeness:
         seed: the audit's seed (sampling and the bot's determinizations).
     """
 
-    rollouts: int = 8
-    decisions: int = 100
+    rollouts: int = 32
+    decisions: int = 200
     seed: int = 0
 
 
@@ -90,11 +90,7 @@ def _games(dataset: str | os.PathLike[str]) -> Iterator[tuple[str, Ruleset, list
     ids = games["game_id"].to_list()
     for start in range(0, len(ids), 500):
         part = ids[start : start + 500]
-        raws = (
-            events.filter(pl.col("game_id").is_in(part))
-            .sort("game_id", "event_index")
-            .collect()
-        )
+        raws = events.filter(pl.col("game_id").is_in(part)).sort("game_id", "event_index").collect()
         by_game = {str(k[0]): g["raw"].to_list() for k, g in raws.group_by("game_id")}
         for gid, rs, opts in games.slice(start, len(part)).iter_rows():
             key = (rs, opts)
@@ -120,10 +116,10 @@ def _decisions(
     engine = _engine(rules, events)
     for i in range(1, len(events)):
         ev = events[i]
-        p = getattr(ev, "player", None)
         if isinstance(ev, Play | Draw | Pass | SuitChoice) and not (
             isinstance(ev, Play) and ev.jump_in
         ):
+            p = ev.player
             acts = turn_alternatives(engine, p)
             chosen = match_action(acts, ev) if len(acts) > 1 else None
             if chosen is not None:

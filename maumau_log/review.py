@@ -209,7 +209,9 @@ def _from_dataset(path: Path, game_id: str) -> tuple[list[Event], Ruleset]:
     try:
         events = [decode_event(r) for r in raws]
     except msgspec.DecodeError as exc:
-        raise ReviewError(f"{path}: game {game_id!r}: a stored event does not decode: {exc}")
+        raise ReviewError(
+            f"{path}: game {game_id!r}: a stored event does not decode: {exc}"
+        ) from exc
     ruleset, options = games.row(0)
     return events, _rules(ruleset, None, json.loads(options or "null"), f"{path}: {game_id}")
 
@@ -266,11 +268,11 @@ def match_action(acts: Sequence[Action], ev: Event) -> Action | None:
         if isinstance(ev, Play) and a.kind == "play":
             if sorted(a.play_cards) == sorted(ev.cards) and a.jump == bool(ev.jump_in):
                 return a
-        elif isinstance(ev, Draw) and a.kind == "draw":
-            return a
-        elif isinstance(ev, Pass) and a.kind == "pass":
-            return a
-        elif isinstance(ev, SuitChoice) and a.kind == "suit" and a.card == ev.suit:
+        elif (
+            (isinstance(ev, Draw) and a.kind == "draw")
+            or (isinstance(ev, Pass) and a.kind == "pass")
+            or (isinstance(ev, SuitChoice) and a.kind == "suit" and a.card == ev.suit)
+        ):
             return a
     return None
 

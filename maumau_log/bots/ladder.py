@@ -102,7 +102,9 @@ def play_game(
     names = [f"p{i + 1}" for i in range(players)]
     bot_seat = g % players
     policies = {
-        p: make_policy(bot if i == bot_seat else opponent, seed=hash_seed(key, i), rollouts=rollouts)
+        p: make_policy(
+            bot if i == bot_seat else opponent, seed=hash_seed(key, i), rollouts=rollouts
+        )
         for i, p in enumerate(names)
     }
     header = make_header(
@@ -119,7 +121,9 @@ def hash_seed(key: str, i: int) -> int:
     return int(random.Random(f"{key}/{i}").random() * (1 << 53))
 
 
-def _play_chunk(args: tuple[str, int, str, str, list[int], int, int]) -> list[tuple[int, int | None]]:
+def _play_chunk(
+    args: tuple[str, int, str, str, list[int], int, int],
+) -> list[tuple[int, int | None]]:
     ruleset, players, bot, opponent, gs, seed, rollouts = args
     return [play_game(ruleset, players, bot, opponent, g, seed, rollouts) for g in gs]
 

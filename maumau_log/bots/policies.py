@@ -17,7 +17,7 @@ from .table import BotTable, Policy
 def held_suits(table: BotTable, player: str) -> Counter[str]:
     """Cards per suit in ``player``'s hand, wild cards and jokers left out."""
     cards = table.engine.cards
-    return Counter(cards[c].suit for c in table.engine.hands[player] if not cards[c].wild)
+    return Counter(cards[c].suit or "" for c in table.engine.hands[player] if not cards[c].wild)
 
 
 class RandomPolicy(Policy):

@@ -58,7 +58,7 @@ def season(
         key = f"season:{seed}:{g}"
         rng = random.Random(key)
         left = list(names)
-        seats = []
+        seats: list[str] = []
         while len(seats) < table:
             w = [weights.get(p, 1.0) if weights else 1.0 for p in left]
             x = rng.random() * sum(w)

@@ -161,7 +161,8 @@ class BotTable:
             self.emit(Abandon(reason="simulator event limit"))
         result = self.result()
         hands: dict[str, Any] = {p: list(h) for p, h in e.hands.items()}
-        self.emit(RoundEnd(winner=result.winner, scores=result.scores, hands=hands))
+        scores: dict[str, int | float] | None = dict(result.scores) if result.scores else None
+        self.emit(RoundEnd(winner=result.winner, scores=scores, hands=hands))
         return result
 
     def deal(self) -> None:

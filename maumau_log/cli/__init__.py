@@ -67,7 +67,13 @@ def main() -> None:
     import signal
 
     try:
-        from . import audit_cmds, data_cmds, import_cmds, replay_cmds  # noqa: F401  (register)
+        from . import (  # noqa: F401  (register)
+            audit_cmds,
+            bots_cmds,
+            data_cmds,
+            import_cmds,
+            replay_cmds,
+        )
 
         # a library imported above may take SIGINT over; Ctrl-C must stop the command (and
         # an interrupted ingest leaves the dataset as it was)
