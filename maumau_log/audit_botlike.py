@@ -57,11 +57,13 @@ class BotLikeness:
         rollouts: the Monte Carlo bot's rollouts per alternative.
         decisions: decisions sampled per player at most.
         seed: the audit's seed (sampling and the bot's determinizations).
+        min_decisions: a player with fewer comparable sampled decisions is skipped.
     """
 
     rollouts: int = 32
     decisions: int = 200
     seed: int = 0
+    min_decisions: int = MIN_DECISIONS
 
 
 @dataclass(frozen=True)
@@ -246,8 +248,10 @@ def bot_likeness_tests(
             f.skipped = f"{games[p]} games, fewer than the minimum {min_games}"
             continue
         n, k, expected, z, pval = agreement_test(rows, p)
-        if n < MIN_DECISIONS:
-            f.skipped = f"{n} decisions comparable with other players', fewer than {MIN_DECISIONS}"
+        if n < settings.min_decisions:
+            f.skipped = (
+                f"{n} decisions comparable with other players', fewer than {settings.min_decisions}"
+            )
             continue
         f.n, f.statistic, f.expected, f.p_value = n, float(k), expected, pval
         f.summary = (
