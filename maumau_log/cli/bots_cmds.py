@@ -15,6 +15,7 @@ from typing import Annotated
 
 import typer
 from rich import box
+from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 from rich.text import Text
@@ -31,6 +32,14 @@ bots_app = typer.Typer(
     no_args_is_help=True,
 )
 app.add_typer(bots_app, name="bots")
+
+
+def _show(table: Table) -> None:
+    """A table on stdout: as wide as the terminal, or 200 columns into a pipe or file."""
+    if out.is_terminal:
+        out.print(table)
+    else:
+        Console(width=200, soft_wrap=True, highlight=False).print(table)
 
 
 def _pct(x: float) -> str:
@@ -103,7 +112,7 @@ def ladder_cmd(
             p.bot, p.opponent, str(p.games), str(p.wins), _pct(p.win_rate),
             f"{_pct(p.ci_low)} - {_pct(p.ci_high)}", _pct(p.fair_share),
         )  # fmt: skip
-    out.print(t)
+    _show(t)
     rows, pval = seat_effect(pairings)
     s = Table(
         title="Seat effect: wins by seat, every game (seat 1 plays first)", box=box.SIMPLE_HEAD
@@ -118,7 +127,7 @@ def ladder_cmd(
             _pct(r.win_rate),
             f"{_pct(r.ci_low)} - {_pct(r.ci_high)}",
         )
-    out.print(s)
+    _show(s)
     if pval is not None:
         out.print(f"chi-square test of equal seats: p = {pval:.3g}")
 
@@ -149,7 +158,7 @@ def _print_review(rev: Review) -> None:
             f"{d.loss:.3f} ({d.loss_ci_low:.3f} - {d.loss_ci_high:.3f})",
             Text(d.verdict, style=style), alts,
         )  # fmt: skip
-    out.print(t)
+    _show(t)
     for p, c in sorted(rev.counts().items()):
         err.print(
             Text(f"{clean(p)}: {c['decisions']} decisions, {c['mistake']} mistakes, "
