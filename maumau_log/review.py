@@ -253,11 +253,9 @@ def turn_alternatives(engine: Engine, player: str) -> list[Action]:
     answer the skip."""
     if engine.phase != PLAY:
         return []
-    acts = [a for a in engine.legal_actions() if a.player == player and not a.jump]
-    if not acts:
-        return []
-    movers = list(dict.fromkeys(a.player for a in engine.legal_actions() if not a.jump))
-    if engine.view()["pending_skip"] and len(movers) > 1 and movers[0] == player:
+    legal = [a for a in engine.legal_actions() if not a.jump]
+    acts = [a for a in legal if a.player == player]
+    if acts and engine.pending_skip and legal[0].player == player and legal[-1].player != player:
         acts.append(Action("accept_skip", player))
     return acts
 
