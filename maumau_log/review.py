@@ -15,9 +15,11 @@ reviewed. Values: ``value`` is the chance to win the round (share of rollouts wo
 :func:`~maumau_log.bots.table.utility`) with a normal 95% interval, where the ruleset scores.
 
 Loss and verdict: ``loss`` is the best alternative's value less the chosen one's, measured
-on the same rollouts (paired differences ``d_k``). Its 95% interval is ``loss +- 1.96 s /
+on the same rollouts (paired differences ``d_k``). Its interval is ``loss +- z s /
 sqrt(K + 2)``, ``s`` the standard deviation of the differences with two pseudo-differences
-``+1`` and ``-1`` added (so that K equal differences still leave an interval). The verdict is
+``+1`` and ``-1`` added (so that K equal differences still leave an interval), and ``z``
+the two-sided 95% quantile Bonferroni-widened for the ``n - 1`` other alternatives the best
+was picked from (:func:`z_for`: 1.96 for two alternatives, 2.24 for three). The verdict is
 ``mistake`` when the interval lies above 0 and the loss is at least :data:`MISTAKE`,
 ``inaccuracy`` when it lies above 0 and the loss is at least :data:`INACCURACY`, else
 ``ok``: a decision is never called a mistake when its loss is within the noise.
@@ -35,6 +37,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from statistics import NormalDist
 from typing import Any
 
 from .bots.determinize import DeterminizeError, clone
@@ -306,11 +309,21 @@ def _wilson(k: float, n: int) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def loss_interval(best: Sequence[float], chosen: Sequence[float]) -> tuple[float, float, float]:
-    """The loss ``mean(best - chosen)`` and its 95% interval (module docstring).
+def z_for(alternatives: int) -> float:
+    """The normal quantile of the loss interval: two-sided 95%, Bonferroni-widened for
+    comparing the chosen action with each of the other ``alternatives - 1`` (the best is
+    picked from the same rollouts): ``Phi^-1(1 - 0.025 / (n - 1))``, 1.96 for two."""
+    return float(NormalDist().inv_cdf(1 - 0.025 / max(1, alternatives - 1)))
+
+
+def loss_interval(
+    best: Sequence[float], chosen: Sequence[float], z: float = Z95
+) -> tuple[float, float, float]:
+    """The loss ``mean(best - chosen)`` and its interval (module docstring).
 
     Args:
         best, chosen: per-rollout outcomes of the two alternatives (same rollouts).
+        z: the normal quantile (:func:`z_for`).
     Returns:
         ``(loss, low, high)``.
     """
@@ -319,7 +332,7 @@ def loss_interval(best: Sequence[float], chosen: Sequence[float]) -> tuple[float
     aug = [*d, 1.0, -1.0]
     m = sum(aug) / len(aug)
     sd = math.sqrt(sum((x - m) ** 2 for x in aug) / (len(aug) - 1))
-    half = Z95 * sd / math.sqrt(len(aug))
+    half = z * sd / math.sqrt(len(aug))
     return loss, loss - half, loss + half
 
 
@@ -362,7 +375,7 @@ def judge(
     c = list(acts).index(chosen)
     if out.mean_wins()[c] >= out.mean_wins()[best]:
         best = c  # the chosen action is as good as any: no loss
-    loss, low, high = loss_interval(out.wins[best], out.wins[c])
+    loss, low, high = loss_interval(out.wins[best], out.wins[c], z_for(len(acts)))
     return alts, best, loss, low, high
 
 

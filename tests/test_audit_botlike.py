@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import maumau_log.cli.audit_cmds  # noqa: F401  (registers the commands)
+import maumau_log.cli.audit_cmds  # registers the commands
 import maumau_log.cli.bots_cmds  # noqa: F401
 from maumau_log.audit import audit
 from maumau_log.audit_botlike import BotLikeness, Sampled, agreement_test, stratum

@@ -19,6 +19,7 @@ from maumau_log.review import (
     loss_interval,
     review_game,
     verdict,
+    z_for,
 )
 from maumau_log.rules import resolve
 
@@ -93,6 +94,11 @@ def test_loss_interval_and_verdict_by_hand() -> None:
     assert loss == 1.0
     assert 1.0 - low == pytest.approx(1.959964 * 0.816497 / 6**0.5, rel=1e-5)
     assert high - loss == pytest.approx(loss - low)
+    # three alternatives: z = Phi^-1(1 - 0.025 / 2) = 2.2414
+    assert z_for(2) == pytest.approx(1.959964, rel=1e-6)
+    assert z_for(3) == pytest.approx(2.241403, rel=1e-6)
+    _, low3, _ = loss_interval([1, 1, 1, 1], [0, 0, 0, 0], z_for(3))
+    assert 1.0 - low3 == pytest.approx(2.241403 * 0.816497 / 6**0.5, rel=1e-5)
     assert verdict(0.5, 0.01) == "mistake"
     assert verdict(0.05, 0.01) == "inaccuracy"
     assert verdict(0.01, 0.001) == "ok"
