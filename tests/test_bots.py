@@ -218,3 +218,9 @@ def test_season_seats_by_weight_and_replays() -> None:
     assert all("c03" not in g[0].players for g in games)  # type: ignore[attr-defined]
     reports = replay_events([e for g in games for e in g])
     assert len(reports) == 20 and all(r.violation is None for r in reports)
+
+
+def test_ladder_figures_do_not_depend_on_jobs() -> None:
+    one = ladder("standard", 2, 4, seed=9, bots=("random", "greedy"), jobs=1)
+    two = ladder("standard", 2, 4, seed=9, bots=("random", "greedy"), jobs=2)
+    assert [p.to_dict() for p in one] == [p.to_dict() for p in two]
