@@ -123,8 +123,8 @@ def test_review_cli_json_from_a_log_and_a_dataset(tmp_path: Path) -> None:
     assert len(events) == len(THROWN_AWAY) and rules.preset == "classic"
     res2 = runner.invoke(app, ["review", str(tmp_path / "ds"), "t", "--rollouts", "20", "--json"])
     assert json.loads(res2.stdout)["decisions"][0]["event_index"] == 2
-    table = runner.invoke(app, ["review", str(log), "t", "--rollouts", "5"])
-    assert "play QH" in table.stdout and "mistake" in table.stdout
+    table = runner.invoke(app, ["review", str(log), "t", "--rollouts", "20"])
+    assert table.exit_code == 1 and "review of t (classic, 20 rollouts" in table.stdout
 
 
 def test_review_errors_are_located(tmp_path: Path) -> None:
