@@ -2,7 +2,7 @@
 
 Commands live in one module per area and register themselves on :data:`app`:
 :mod:`.replay_cmds` (validate, simulate, rules) and :mod:`.data_cmds` (ingest, stats, game,
-query, analyze). Domain errors become exit codes only here:
+query, analyze), :mod:`.bots_cmds` (bots ladder, review). Domain errors become exit codes only here:
 
 - 0: every game valid (or the command succeeded);
 - 1: violations found (invalid games);
@@ -62,18 +62,46 @@ def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
     raise typer.Exit(code)
 
 
+_COMMAND_MODULES = {
+    "validate": "replay_cmds",
+    "simulate": "replay_cmds",
+    "rules": "replay_cmds",
+    "compare": "replay_cmds",
+    "ingest": "data_cmds",
+    "stats": "data_cmds",
+    "game": "data_cmds",
+    "match": "data_cmds",
+    "query": "data_cmds",
+    "analyze": "data_cmds",
+    "audit": "audit_cmds",
+    "import": "import_cmds",
+    "bots": "bots_cmds",
+    "review": "bots_cmds",
+}
+"""The module that registers each command. :func:`main` imports only the one the command
+line names (the others load Polars, Arrow, SciPy: a second of start-up a short command
+should not pay); any other command line (``--help``, a command missing here, a typo) loads
+them all, so a command left out of this table still works, only slower to start."""
+
+_ALL_MODULES = ("audit_cmds", "bots_cmds", "data_cmds", "import_cmds", "replay_cmds")
+
+
+def _register(argv: list[str]) -> None:
+    """Import the command modules the command line ``argv`` (without the program) needs."""
+    import importlib
+
+    name = argv[0] if argv else ""
+    wanted = _COMMAND_MODULES.get(name)
+    for module in (wanted,) if wanted else _ALL_MODULES:
+        importlib.import_module(f"{__name__}.{module}")
+
+
 def main() -> None:
     """Console-script entry point: run the app, turning any stray exception into exit 3."""
     import signal
 
     try:
-        from . import (  # noqa: F401  (register)
-            audit_cmds,
-            bots_cmds,
-            data_cmds,
-            import_cmds,
-            replay_cmds,
-        )
+        _register(sys.argv[1:])  # the commands register themselves on ``app``
 
         # a library imported above may take SIGINT over; Ctrl-C must stop the command (and
         # an interrupted ingest leaves the dataset as it was)

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import gzip
 import json
 from collections import Counter
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Annotated, Any, BinaryIO
+from typing import Annotated, Any
 
 import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
@@ -27,6 +26,7 @@ from ..rules import (
 from ..schema import load_schema
 from ..violations import Violation
 from . import EXIT_OK, EXIT_USAGE, EXIT_VIOLATIONS, app, err, fail, out, safe
+from .output import open_out as _open_out
 
 RulesOpt = Annotated[
     Path | None,
@@ -267,33 +267,6 @@ def simulate(
     except OSError as exc:
         fail(f"{out_file}: cannot write: {exc.strerror}")
     err.print(f"wrote {n_games} games, {n_events} events to {out_file}")
-
-
-def _open_out(path: Path) -> Any:
-    name = path.name
-    if name.endswith(".gz"):
-        raw = open(path, "wb")  # noqa: SIM115 - closed by the GzipFile wrapper below
-        return _Closing(gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename=""), raw)
-    if name.endswith(".zst"):
-        import zstandard
-
-        raw = open(path, "wb")  # noqa: SIM115
-        return _Closing(zstandard.ZstdCompressor(level=10).stream_writer(raw), raw)
-    return open(path, "wb")
-
-
-class _Closing:
-    """Close a compressing writer, then the file under it."""
-
-    def __init__(self, writer: Any, raw: BinaryIO) -> None:
-        self.writer, self.raw = writer, raw
-
-    def __enter__(self) -> Any:
-        return self.writer
-
-    def __exit__(self, *exc: object) -> None:
-        self.writer.close()
-        self.raw.close()
 
 
 @app.command("rules")
