@@ -20,6 +20,8 @@ from .engine import FINISHED, Engine, RuleViolation
 from .events import FORMAT_VERSION, Event, Game, decode_event, event_player
 from .logfile import OVERLONG, LogReadError, iter_lines
 from .matches import MatchState, RoundContext
+from .notation import BadLine, is_notation
+from .notation import file_lines as notation_lines
 from .rules import Ruleset, RulesetError, resolve
 from .shuffle import ALGORITHM as FAIR_SHUFFLE
 from .shuffle import commitment
@@ -166,6 +168,8 @@ class Replayer:
             LogReadError: the file cannot be opened at all (missing, a directory, no
                 permission); the CLI maps this to exit code 2.
         """
+        if is_notation(path):  # the hand-written notation, converted as it is read
+            return self.replay_lines(str(path), notation_lines(path))
         return self.replay_lines(str(path), iter_lines(Path(path)))
 
     def replay_lines(self, name: str, lines: Iterable[tuple[int, bytes]]) -> Iterator[GameReport]:
@@ -183,6 +187,21 @@ class Replayer:
 
         try:
             for line_no, raw in lines:
+                if type(raw) is BadLine:  # a .mm line the notation's grammar does not allow
+                    if raw.header:
+                        if g is not None:
+                            yield self._finish(g)
+                        g = _Game(GameReport(file=name, line=line_no, game_id=raw.game_id))
+                        self._notify_begin(g.report)
+                    g = g or self._orphan(name, line_no)
+                    if not g.failed:
+                        self._violate(
+                            g, line_no, g.count, "bad_notation", raw.message,
+                            "the .mm notation (docs/notation.md)",
+                        )  # fmt: skip
+                    g.count += 1
+                    g.report.last_line = line_no
+                    continue
                 if raw is OVERLONG:
                     g = g or self._orphan(name, line_no)
                     if not g.failed:

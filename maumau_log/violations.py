@@ -12,6 +12,7 @@ import msgspec
 
 CODES: dict[str, str] = {
     "bad_json": "the line is not valid JSON",
+    "bad_notation": "a line of a .mm file that the notation's grammar does not allow",
     "schema_error": "the event does not have the shape schemas/ requires (FORMAT.md Events)",
     "bad_seq": "`seq` does not count up by one from 0 within the game",
     "missing_header": "events before any `game` header, or a second deal without a new header",

@@ -698,6 +698,22 @@ def place(code: str, base: list[Ev], fault: Callable[[list[Ev], int], Fault]) ->
     return None
 
 
+BAD_NOTATION = """\
+# A transcription with a typo: "plyas" is no verb of the notation (docs/notation.md).
+game sample-bad_notation
+ruleset: standard
+players: ana ben
+dealer: ben
+hand ana 9H 7H KS QC 10D
+hand ben 9C 7C 8S JD AH
+starter 10H
+stock KC QS 9D 8C AS 10C 7D JH QD 8H KD 9S AC 10S 7S 8D QH JC KH AD JS
+ana plays 9H
+ben plyas 9C
+ana plays QC
+"""
+
+
 def build_broken() -> tuple[dict[str, dict[str, Any]], dict[str, int]]:
     """Every broken log (file name to its bytes and a note) and the base seed of each kind."""
     files: dict[str, dict[str, Any]] = {}
@@ -720,6 +736,12 @@ def build_broken() -> tuple[dict[str, dict[str, Any]], dict[str, int]]:
         "raw": packed[: len(packed) * 9 // 10],
         "note": f"the `standard` base game gzipped, the compressed bytes cut after "
         f"{len(packed) * 9 // 10} of {len(packed)}",
+    }
+    # bad_notation: a hand transcription (issue 13) with a misspelt verb
+    files["bad_notation.mm"] = {
+        "raw": BAD_NOTATION.encode(),
+        "note": "a game written by hand in the `.mm` notation with a line it does not allow "
+        "(`ben plyas 9C`: no such verb)",
     }
     # not_a_log: a small binary file with a log's name
     files["not_a_log.jsonl"] = {
@@ -781,6 +803,21 @@ event's index in its game (the header is 0); "line" is the line in the file; "ga
 
 | file | the fault | code | game | event | line |
 | --- | --- | --- | --- | --- | --- |
+"""
+
+README_DISPUTES = """
+## disputes/: three disputes written by hand in the notation
+
+Games as a referee would transcribe them from a score sheet or a player's memory, in the
+`.mm` notation (docs/notation.md): a header block, the deal, then one line per event.
+`validate` reads them directly; `convert` turns them into JSON Lines; each file's first
+lines say what is disputed and which command settles it.
+
+| file | the dispute | `maumau-log validate` |
+| --- | --- | --- |
+| `disputes/standard_seven_on_seven.mm` | `standard`, ana and ben: ana answers ben's 7 with her own 7 (`draw_answer = none`: she must draw two) | `missed_penalty` at event 6, line 22 |
+| `disputes/classic_missed_mau.mm` | `classic`, three players: ben goes down to one card without "Mau" and cleo catches it at once (a penalty `by`); then ben wins | 1 game, all valid |
+| `disputes/online_seat_view.mm` | `online`, ana's own seat log: ben's hand and draws are unknown cards (`?5`, `?1`); ana says ben put a club on her king of diamonds | `card_does_not_match` at event 8, line 22 (a partial log) |
 """
 
 README_TAIL = """
@@ -908,7 +945,7 @@ def main() -> None:
     }
     bases = "; ".join(f"{names[k]} seed {seed}" for k, seed in seeds.items())
     readme = README_HEAD + "\n".join(rows) + "\n" + README_BROKEN.format(bases=bases)
-    readme += "\n".join(brows) + "\n" + README_TAIL
+    readme += "\n".join(brows) + "\n" + README_DISPUTES + README_TAIL
     (HERE / "README.md").write_text(readme)
 
 

@@ -21,12 +21,13 @@ from maumau_log.violations import CODES
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs"
 VALID = SAMPLES / "valid"
 BROKEN = SAMPLES / "violations"
-LOG_SUFFIXES = (".jsonl", ".jsonl.gz", ".jsonl.zst")
+LOG_SUFFIXES = (".jsonl", ".jsonl.gz", ".jsonl.zst", ".mm")
 
 # file -> (code, game_id, event index, line), as in sample_logs/README.md
 EXPECTED: dict[str, tuple[str, str | None, int | None, int]] = {
     "bad_commitment.jsonl": ("bad_commitment", "sample-bad_commitment", 0, 1),
     "bad_json.jsonl": ("bad_json", "sample-bad_json", 12, 13),
+    "bad_notation.mm": ("bad_notation", "sample-bad_notation", 3, 11),
     "bad_option.jsonl": ("bad_option", "sample-bad_option", 0, 1),
     "bad_reshuffle.jsonl": ("bad_reshuffle", "sample-bad_reshuffle", 49, 50),
     "bad_seq.jsonl": ("bad_seq", "sample-bad_seq", 13, 14),

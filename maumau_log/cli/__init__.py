@@ -8,6 +8,8 @@ query, analyze), :mod:`.bots_cmds` (bots ladder, review). Domain errors become e
 - 1: violations found (invalid games);
 - 2: usage error or unreadable input (missing file, bad ruleset file, bad option);
 - 3: an internal error (a bug: reported in one line, never a traceback);
+- 4: a shard failed (its worker died): reported with its file; the other shards' results
+  stand (an ingest stored them) and a re-run completes the work;
 - 130: interrupted (Ctrl-C).
 
 Data goes to stdout; messages, reports and progress bars to stderr.
@@ -27,6 +29,7 @@ EXIT_OK = 0
 EXIT_VIOLATIONS = 1
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3
+EXIT_SHARD_FAILED = 4
 
 app = typer.Typer(
     name="maumau-log",
@@ -77,13 +80,24 @@ _COMMAND_MODULES = {
     "import": "import_cmds",
     "bots": "bots_cmds",
     "review": "bots_cmds",
+    "view": "dispute_cmds",
+    "convert": "dispute_cmds",
+    "compact": "compact_cmds",
 }
 """The module that registers each command. :func:`main` imports only the one the command
 line names (the others load Polars, Arrow, SciPy: a second of start-up a short command
 should not pay); any other command line (``--help``, a command missing here, a typo) loads
 them all, so a command left out of this table still works, only slower to start."""
 
-_ALL_MODULES = ("audit_cmds", "bots_cmds", "data_cmds", "import_cmds", "replay_cmds")
+_ALL_MODULES = (
+    "audit_cmds",
+    "bots_cmds",
+    "compact_cmds",
+    "data_cmds",
+    "dispute_cmds",
+    "import_cmds",
+    "replay_cmds",
+)
 
 
 def _register(argv: list[str]) -> None:

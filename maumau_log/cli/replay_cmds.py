@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from contextlib import nullcontext
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from ..events import Game
-from ..logfile import LogReadError, expand_paths
-from ..replay import GameReport, Replayer
+from ..logfile import LogReadError
 from ..rules import (
     PRESET_NAMES,
     UNSUPPORTED_PRESETS,
@@ -23,10 +21,13 @@ from ..rules import (
     read_ruleset_file,
     resolve,
 )
+from ..runners import Runner, ShardTask, local_results
 from ..schema import load_schema
+from ..shard import GameOutcome, ShardFailure, expand_inputs, is_uri, plan_shards
 from ..violations import Violation
-from . import EXIT_OK, EXIT_USAGE, EXIT_VIOLATIONS, app, err, fail, out, safe
+from . import EXIT_OK, EXIT_SHARD_FAILED, EXIT_USAGE, EXIT_VIOLATIONS, app, err, fail, out, safe
 from .output import open_out as _open_out
+from .run_opts import AddressOpt, EngineOpt, JobsOpt, make_runner, shard_progress
 
 RulesOpt = Annotated[
     Path | None,
@@ -48,10 +49,13 @@ def load_rules_file(path: Path | None) -> dict[str, Any] | None:
         fail(str(exc))
 
 
-def resolve_inputs(paths: list[Path]) -> list[Path]:
-    """Expand files and directories into log files, or exit 2 (missing path, no logs)."""
+def resolve_inputs(paths: Sequence[str | Path], uris: bool = False) -> list[str | Path]:
+    """Expand files and directories (and, with ``uris``, pyarrow filesystem URIs) into log
+    files, or exit 2 (missing path, no logs, a URI without a runner that reads it)."""
+    if not uris and any(is_uri(p) for p in paths):
+        fail("a URI input (" + next(str(p) for p in paths if is_uri(p)) + ") needs --engine ray")
     try:
-        files = expand_paths(paths)
+        files = expand_inputs(paths)
     except LogReadError as exc:
         fail(str(exc))
     if not files:
@@ -66,6 +70,7 @@ class ValidationRun:
         games, valid: counts of games replayed and valid.
         violations: every violation, in file order.
         unreadable: files that could not be opened (the run exits 2).
+        failed: shards that failed (a worker died; the run exits 4).
     """
 
     def __init__(self) -> None:
@@ -73,40 +78,36 @@ class ValidationRun:
         self.valid = 0
         self.violations: list[Violation] = []
         self.unreadable: list[str] = []
+        self.failed: list[str] = []
         self.partial: list[dict[str, Any]] = []
         self._ids: Counter[str] = Counter()
 
-    def run(self, replayer: Replayer, files: list[Path], progress: bool = True) -> None:
-        """Replay ``files``; a file that cannot be opened is noted, the others go on."""
-        show = progress and err.is_terminal
-        bar = (
-            Progress(
-                TextColumn("{task.description}"),
-                BarColumn(),
-                TextColumn("{task.completed}/{task.total} files, {task.fields[games]} games"),
-                TimeElapsedColumn(),
-                console=err,
-                transient=True,
-            )
-            if show
-            else nullcontext()
-        )
-        with bar as prog:
-            task = prog.add_task("replaying", total=len(files), games=0) if prog else None
-            for f in files:
-                try:
-                    for report in replayer.replay_file(f):
-                        self.add(report)
-                        if prog is not None and task is not None and self.games % 500 == 0:
-                            prog.update(task, games=self.games)
-                except LogReadError as exc:
-                    self.unreadable.append(str(exc))
-                if prog is not None and task is not None:
-                    prog.update(task, advance=1, games=self.games)
+    def run(
+        self,
+        file_options: dict[str, Any] | None,
+        files: Sequence[str | Path],
+        progress: bool = True,
+        runner: Runner | None = None,
+    ) -> None:
+        """Replay ``files`` shard by shard (:mod:`maumau_log.shard`) on ``runner`` (default:
+        this process); a file that cannot be opened is noted, the others go on."""
+        shards = plan_shards(files)
+        task = ShardTask(file_options)
+        results = runner(shards, task) if runner is not None else local_results(shards, task, 1)
+        with shard_progress(len(shards), progress) as tick:
+            for res in results:
+                if isinstance(res, ShardFailure):
+                    self.failed.append(str(res))
+                elif res.unreadable is not None:
+                    self.unreadable.append(str(res.unreadable))
+                else:
+                    for g in res.games:
+                        self.add(g)
+                tick(res)
 
-    def add(self, report: GameReport) -> None:
-        """Count one game's report."""
-        if report.game_id is not None or report.header is not None or not report.valid:
+    def add(self, report: GameOutcome) -> None:
+        """Count one game's outcome."""
+        if report.game_id is not None or report.has_header or not report.valid:
             self.games += 1
         if report.game_id is not None:
             self._ids[report.game_id] += 1
@@ -127,7 +128,10 @@ class ValidationRun:
 
     @property
     def exit_code(self) -> int:
-        """2 when a file was unreadable, 1 when a violation was found, else 0."""
+        """4 when a shard failed, 2 when a file was unreadable, 1 when a violation was
+        found, else 0."""
+        if self.failed:
+            return EXIT_SHARD_FAILED
         if self.unreadable:
             return EXIT_USAGE
         return EXIT_VIOLATIONS if self.violations else EXIT_OK
@@ -140,6 +144,7 @@ class ValidationRun:
             "invalid": self.games - self.valid,
             "violations": [v.to_dict() for v in self.violations],
             "unreadable": self.unreadable,
+            "failed_shards": self.failed,
             "partial": self.partial,
             "duplicate_game_ids": self.duplicate_ids,
         }
@@ -182,7 +187,10 @@ class ValidationRun:
             )
         for problem in self.unreadable:
             err.print(f"[bold red]unreadable:[/] {safe(problem)}", highlight=False)
-        colour = "green" if not self.violations and not self.unreadable else "red"
+        for problem in self.failed:
+            err.print(f"[bold red]failed shard:[/] {safe(problem)}", highlight=False)
+        bad = self.violations or self.unreadable or self.failed
+        colour = "red" if bad else "green"
         err.print(
             f"[bold {colour}]{self.games} games: {self.valid} valid, "
             f"{self.games - self.valid} invalid[/]"
@@ -191,22 +199,29 @@ class ValidationRun:
 
 @app.command()
 def validate(
-    paths: Annotated[list[Path], typer.Argument(help="Log files or directories.")],
+    paths: Annotated[
+        list[str],
+        typer.Argument(help="Log files or directories (with --engine ray also URIs: s3://...)."),
+    ],
     rules: RulesOpt = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print one JSON document on stdout.")
     ] = False,
     progress: Annotated[bool, typer.Option(help="Show a progress bar on stderr.")] = True,
+    jobs: JobsOpt = None,
+    engine: EngineOpt = "local",
+    address: AddressOpt = None,
 ) -> None:
     """Replay every game and report each violation with its place and the rule broken.
 
     Exit 0 when every game is valid, 1 when any violation is found, 2 for usage errors or
-    unreadable input.
+    unreadable input, 4 when a shard failed (a worker died).
     """
     file_options = load_rules_file(rules)
-    files = resolve_inputs(paths)
+    files = resolve_inputs(paths, uris=engine == "ray")
+    runner = make_runner(engine, jobs, address)
     run = ValidationRun()
-    run.run(Replayer(file_options), files, progress=progress and not as_json)
+    run.run(file_options, files, progress=progress and not as_json, runner=runner)
     if as_json:
         out.print_json(json.dumps(run.as_json()))
     else:

@@ -1,0 +1,149 @@
+"""``view``, ``convert`` and ``game --try``: the dispute tools (issue 13).
+
+- ``view SOURCE GAME_ID [--at N] --out FILE.html``: the offline replay viewer.
+- ``convert FILE --out FILE``: a ``.mm`` transcription to JSON Lines, or a log to ``.mm``.
+- :func:`run_try`: ``game SOURCE GAME_ID --at N --try "ben plays 7C"``.
+
+SOURCE is a log file (``.jsonl``, ``.gz``, ``.zst``), a ``.mm`` file or a dataset folder.
+Exit codes: 0 done (``--try``: the action is legal), 1 (``--try``: illegal), 2 usage
+error or unreadable input (a missing source or game, a syntax error in ``--try``).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..logfile import LogReadError, iter_lines
+from ..notation import NotationError, from_notation, is_notation, read_text, to_notation
+from ..timeline import SourceError, build, engine_after, find_game
+from . import EXIT_OK, EXIT_VIOLATIONS, app, err, fail, out, safe
+from .replay_cmds import RulesOpt, load_rules_file
+
+SourceArg = Annotated[
+    Path,
+    typer.Argument(help="A log file, a .mm notation file or a dataset folder.", metavar="SOURCE"),
+]
+
+
+@app.command("view")
+def view_cmd(
+    source: SourceArg,
+    game_id: Annotated[str, typer.Argument(help="The game's id.", metavar="GAME_ID")],
+    out_file: Annotated[
+        Path, typer.Option("--out", help="The HTML file to write.", metavar="FILE.html")
+    ],
+    at: Annotated[
+        int | None,
+        typer.Option("--at", help="Open the page at event N (default: the header).", metavar="N"),
+    ] = None,
+    rules: RulesOpt = None,
+) -> None:
+    """Write one self-contained HTML page that steps through a game event by event.
+
+    The page needs no network: its states come from the engine, embedded as JSON, with
+    the tool version, the resolved ruleset and the SHA-256 of the game's lines.
+    """
+    file_options = load_rules_file(rules)
+    from ..viewer import render
+
+    try:
+        tl = build(find_game(source, game_id), str(source), file_options)
+    except SourceError as exc:
+        fail(str(exc))
+    if at is not None and not 0 <= at < len(tl.steps):
+        fail(f"game {game_id!r} has events 0..{len(tl.steps) - 1}, not {at}")
+    try:
+        out_file.write_text(render(tl, at), encoding="utf-8")
+    except OSError as exc:
+        fail(f"{out_file}: cannot write: {exc.strerror}")
+    status = "valid" if tl.violation is None else f"{tl.violation.code} at event "
+    if tl.violation is not None:
+        status += str(tl.violation.event_index)
+    err.print(
+        f"wrote {safe(str(out_file))}: game {safe(game_id)}, {len(tl.steps)} events, "
+        f"{safe(status)}",
+        highlight=False,
+    )
+
+
+@app.command("convert")
+def convert_cmd(
+    source: Annotated[
+        Path, typer.Argument(help="A .mm file, or a log (.jsonl, .gz, .zst).", metavar="FILE")
+    ],
+    out_file: Annotated[
+        Path,
+        typer.Option(
+            "--out", help="Output: .jsonl from a .mm file, .mm from a log.", metavar="FILE"
+        ),
+    ],
+) -> None:
+    """Convert the hand-written notation (.mm) to a JSON Lines log, or a log to notation.
+
+    The direction follows FILE's name: a .mm file becomes JSON Lines, anything else is
+    read as a log and written as notation. A syntax error is reported with its line and column
+    (exit 2); nothing is written then.
+    """
+    try:
+        if is_notation(source):
+            lines = from_notation(read_text(source))
+            data = b"".join(raw + b"\n" for _, raw in lines)
+            count = len(lines)
+        else:
+            raws = [raw for _, raw in iter_lines(source)]
+            text = to_notation(raws)
+            data = text.encode("utf-8")
+            count = len(raws)
+    except NotationError as exc:
+        fail(f"{source}:{exc.line}:{exc.column}: {exc.message}")
+    except LogReadError as exc:
+        fail(str(exc))
+    try:
+        out_file.write_bytes(data)
+    except OSError as exc:
+        fail(f"{out_file}: cannot write: {exc.strerror}")
+    err.print(f"wrote {count} events to {safe(str(out_file))}", highlight=False)
+
+
+def run_try(
+    source: Path, game_id: str, at: int | None, action: str, as_json: bool, rules: Path | None
+) -> None:
+    """``game SOURCE GAME_ID --at N --try ACTION``: would ACTION have been legal right
+    after event N (default: the last replayed event)? Exit 0 legal, 1 illegal, 2 usage."""
+    file_options = load_rules_file(rules)
+    try:
+        gl = find_game(source, game_id)
+        if at is None:
+            tl = build(gl, str(source), file_options)
+            replayed = [s.index for s in tl.steps if s.state is not None]
+            at = replayed[-1] if replayed else 0
+        engine, _ = engine_after(gl, at, file_options)
+    except SourceError as exc:
+        fail(str(exc))
+    from ..hypothetical import try_action
+
+    try:
+        result = try_action(engine, action)
+    except NotationError as exc:
+        fail(f'--try: column {exc.column}: {exc.message} (e.g. "ben plays 7C", "ben draws")')
+    result = {"at": at, **result}
+    if as_json:
+        sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
+    else:
+        colour, verdict = ("green", "legal") if result["legal"] else ("red", "not legal")
+        out.print(
+            f"after event {at}: [bold {colour}]{verdict}[/]: {safe(action.strip())}",
+            highlight=False,
+        )
+        if not result["legal"]:
+            out.print(
+                f"  [bold red]{result['code']}[/]: {safe(result['message'])}", highlight=False
+            )
+            out.print(f"  [dim]rule:[/]  {safe(result['rule'] or '')}", highlight=False)
+        out.print(f"  [dim]legal there:[/] {safe(result['expected'] or '-')}", highlight=False)
+    raise typer.Exit(EXIT_OK if result["legal"] else EXIT_VIOLATIONS)
