@@ -54,7 +54,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .audit_collect import _Data, _GameFacts, collect
 from .audit_findings import (  # noqa: F401  (the audit's API, re-exported)
@@ -113,6 +113,9 @@ class AuditInput:
         return self.data.facts
 
 
+if TYPE_CHECKING:
+    from .audit_botlike import BotLikeness
+
 AuditTest = Callable[[AuditInput], list[Finding]]
 """A test: the audit's input to its findings (run or skipped)."""
 
@@ -134,6 +137,7 @@ def audit(
     dataset: str | os.PathLike[str],
     alpha: float = DEFAULT_ALPHA,
     min_games: int = DEFAULT_MIN_GAMES,
+    bot_likeness: BotLikeness | None = None,
 ) -> AuditReport:
     """Audit a dataset: deal fairness, seat advantage, suspicious play, invalid games.
 
@@ -141,6 +145,8 @@ def audit(
         dataset: a dataset folder made by ``ingest``.
         alpha: the family-wise false-flag rate of the report (Holm-corrected).
         min_games: the smallest number of games any test runs on.
+        bot_likeness: run the bot-likeness test with these settings
+            (:mod:`maumau_log.audit_botlike`; off when None: it costs rollouts).
     Returns:
         The :class:`AuditReport`.
     Raises:
@@ -160,6 +166,10 @@ def audit(
     findings: list[Finding] = []
     for test in TESTS:
         findings += test(given)
+    if bot_likeness is not None:  # issue 14: the bot-likeness test lives in audit_botlike.py
+        from .audit_botlike import bot_likeness_tests
+
+        findings += bot_likeness_tests(dataset, min_games, bot_likeness)
     rows = given.rows
     report.tables["players"] = [rows[p] for p in sorted(rows)]
     _correct(findings, alpha)

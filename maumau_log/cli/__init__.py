@@ -2,7 +2,7 @@
 
 Commands live in one module per area and register themselves on :data:`app`:
 :mod:`.replay_cmds` (validate, simulate, rules) and :mod:`.data_cmds` (ingest, stats, game,
-query, analyze). Domain errors become exit codes only here:
+query, analyze), :mod:`.bots_cmds` (bots ladder, review). Domain errors become exit codes only here:
 
 - 0: every game valid (or the command succeeded);
 - 1: violations found (invalid games);
@@ -78,6 +78,8 @@ _COMMAND_MODULES = {
     "analyze": "data_cmds",
     "audit": "audit_cmds",
     "import": "import_cmds",
+    "bots": "bots_cmds",
+    "review": "bots_cmds",
     "view": "dispute_cmds",
     "convert": "dispute_cmds",
     "compact": "compact_cmds",
@@ -89,6 +91,7 @@ them all, so a command left out of this table still works, only slower to start.
 
 _ALL_MODULES = (
     "audit_cmds",
+    "bots_cmds",
     "compact_cmds",
     "data_cmds",
     "dispute_cmds",

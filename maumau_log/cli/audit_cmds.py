@@ -19,6 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..audit import DEFAULT_ALPHA, DEFAULT_MIN_GAMES, AuditReport, _fmt_p, audit, report_html
+from ..audit_botlike import BotLikeness
 from ..store import DatasetError
 from . import EXIT_OK, EXIT_VIOLATIONS, app, err, fail, out
 
@@ -101,6 +102,20 @@ def audit_cmd(
     min_games: Annotated[
         int, typer.Option("--min-games", help="No test runs on fewer games than this.")
     ] = DEFAULT_MIN_GAMES,
+    bot_likeness: Annotated[
+        bool,
+        typer.Option(
+            "--bot-likeness",
+            help="Also test whether players decide like the Monte Carlo bot (costs rollouts).",
+        ),
+    ] = False,
+    bot_rollouts: Annotated[
+        int, typer.Option("--bot-rollouts", help="The bot-likeness test's rollouts.")
+    ] = 32,
+    bot_decisions: Annotated[
+        int, typer.Option("--bot-decisions", help="Decisions sampled per player.")
+    ] = 200,
+    bot_seed: Annotated[int, typer.Option("--bot-seed", help="The test's seed.")] = 0,
 ) -> None:
     """Audit a dataset: fairness of the deal, seat advantage, suspicious play, invalid games.
 
@@ -116,8 +131,11 @@ def audit_cmd(
         raise typer.BadParameter("must be at least 1", param_hint="--min-games")
     if fmt == "table" and out_file is not None:
         fail("--out is for --format json or html")
+    if bot_rollouts < 1 or bot_decisions < 1:
+        raise typer.BadParameter("must be at least 1", param_hint="--bot-rollouts/--bot-decisions")
+    settings = BotLikeness(bot_rollouts, bot_decisions, bot_seed) if bot_likeness else None
     try:
-        report = audit(dataset, alpha=alpha, min_games=min_games)
+        report = audit(dataset, alpha=alpha, min_games=min_games, bot_likeness=settings)
     except DatasetError as exc:
         fail(str(exc))
     if fmt == "table":

@@ -1,0 +1,115 @@
+"""The audit's bot-likeness test on simulated seasons (issue 14, item 4; run by hand).
+
+A season: ``--games`` rounds of ``--ruleset`` at tables of 2, drawn from a pool of
+``--club`` club players (greedy half the time, random otherwise) and one more player,
+``bot``, who sits down less often (``--bot-weight``; about 80 of 2,000 rounds at 0.1).
+In a *planted* season ``bot`` plays the Monte Carlo bot (``--rollouts``); in an *unbiased*
+season ``bot`` is one more club player. Each season is written as a log, ingested, and
+audited with ``--bot-likeness`` (the audit's own seed, ``--decisions`` per player); the
+audit's Holm correction covers every test of the report.
+
+Reports: in how many planted seasons ``bot`` is flagged; over the unbiased seasons, how many
+players are flagged (false flags, Holm) and the share of raw p-values under alpha (a
+calibrated test gives about alpha).
+
+    python bench/botlike_seasons.py --seasons 10 --games 2000 --jobs 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from maumau_log.audit import audit
+from maumau_log.audit_botlike import BotLikeness
+from maumau_log.bots.mc import MonteCarloPolicy
+from maumau_log.bots.policies import MixedPolicy
+from maumau_log.bots.season import PolicyFactory, season
+from maumau_log.records import ingest
+from maumau_log.sim_bias import write_jsonl
+
+
+def one(args: tuple[str, int, argparse.Namespace]) -> dict[str, Any]:
+    kind, seed, a = args
+    pool: dict[str, PolicyFactory] = {
+        f"c{i + 1:02d}": (lambda _s: MixedPolicy(0.5)) for i in range(a.club)
+    }
+    if kind == "planted":
+        pool["bot"] = lambda s: MonteCarloPolicy(rollouts=a.rollouts, seed=s)
+    else:
+        pool["bot"] = lambda _s: MixedPolicy(0.5)
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        games = season(a.ruleset, pool, a.games, seed, weights={"bot": a.bot_weight})
+        log = write_jsonl(Path(tmp) / "season.jsonl", games)
+        t1 = time.perf_counter()
+        ingest([log], Path(tmp) / "ds")
+        settings = BotLikeness(rollouts=a.rollouts, decisions=a.decisions, seed=seed + 7919)
+        report = audit(Path(tmp) / "ds", alpha=a.alpha, bot_likeness=settings)
+    rows = [
+        {
+            "player": f.subject, "games": f.games, "n": f.n, "matches": f.statistic,
+            "expected": f.expected, "p": f.p_value, "p_holm": f.p_adjusted,
+            "flagged": f.flagged, "skipped": f.skipped,
+        }
+        for f in report.findings
+        if f.section == "bot_likeness"
+    ]  # fmt: skip
+    return {
+        "kind": kind, "seed": seed, "rows": rows, "tests": len(report.tested),
+        "other_flags": [[f.section, f.check, f.subject] for f in report.flags
+                        if f.section != "bot_likeness"],
+        "sim_s": t1 - t0, "total_s": time.perf_counter() - t0,
+    }  # fmt: skip
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seasons", type=int, default=10)
+    ap.add_argument("--unbiased", type=int, default=10, help="unbiased seasons")
+    ap.add_argument("--games", type=int, default=2000)
+    ap.add_argument("--club", type=int, default=5)
+    ap.add_argument("--bot-weight", type=float, default=0.1)
+    ap.add_argument("--ruleset", default="classic")
+    ap.add_argument("--rollouts", type=int, default=32)
+    ap.add_argument("--decisions", type=int, default=200)
+    ap.add_argument("--alpha", type=float, default=0.05)
+    ap.add_argument("--seed", type=int, default=14000)
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--out", type=Path, default=None, help="write every season's rows (JSON)")
+    a = ap.parse_args()
+    tasks = [("planted", a.seed + k, a) for k in range(a.seasons)]
+    tasks += [("unbiased", a.seed + 500 + k, a) for k in range(a.unbiased)]
+    t0 = time.perf_counter()
+    with ProcessPoolExecutor(max_workers=a.jobs) as pool:
+        results = []
+        for r in pool.map(one, tasks):
+            results.append(r)
+            bot = next((x for x in r["rows"] if x["player"] == "bot"), None)
+            print(f"{r['kind']:9s} seed {r['seed']}: bot {bot} ({r['total_s']:.0f} s)", flush=True)
+    planted = [r for r in results if r["kind"] == "planted"]
+    flagged = sum(1 for r in planted for x in r["rows"] if x["player"] == "bot" and x["flagged"])
+    fair_rows = [
+        x for r in results for x in r["rows"]
+        if x["p"] is not None and (r["kind"] == "unbiased" or x["player"] != "bot")
+    ]  # fmt: skip
+    false_flags = sum(1 for x in fair_rows if x["flagged"])
+    raw_low = sum(1 for x in fair_rows if x["p"] < a.alpha)
+    print(f"planted bot flagged in {flagged} of {len(planted)} seasons")
+    print(
+        f"unbiased players (club players of every season, and 'bot' in unbiased ones): "
+        f"{false_flags} of {len(fair_rows)} flagged after Holm; {raw_low} raw p < {a.alpha} "
+        f"({raw_low / max(1, len(fair_rows)):.3f})"
+    )
+    print(f"{len(results)} seasons in {time.perf_counter() - t0:.0f} s (jobs {a.jobs})")
+    if a.out:
+        a.out.write_text(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()
