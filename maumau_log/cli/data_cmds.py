@@ -27,6 +27,7 @@ from rich.text import Text
 from ..logfile import LogReadError
 from ..records import IngestSummary, StoredGame, StoredMatch, ingest, load_game, load_match
 from ..rules import RulesetError, find_preset
+from ..sqlguard import QueryRefused, check_query
 from ..stats import STATS_BY, filter_matches, filter_results, match_stats, player_stats
 from ..store import DatasetError, scan, scan_all
 from . import EXIT_OK, EXIT_USAGE, EXIT_VIOLATIONS, app, clean, err, fail, out, safe
@@ -669,8 +670,11 @@ def query_cmd(
         raise typer.BadParameter("must be table, csv or json", param_hint="--format")
     try:
         frames = scan_all(dataset)
+        check_query(sql, frames)
         ctx = pl.SQLContext(frames=frames, eager=False)
         df = ctx.execute(sql, eager=False).collect()
+    except QueryRefused as exc:
+        fail(f"query refused: {exc}")
     except DatasetError as exc:
         fail(str(exc))
     except pl.exceptions.PolarsError as exc:
