@@ -50,6 +50,11 @@ class QueryRefused(ValueError):
     """
 
 
+class BadQuery(QueryRefused):
+    """Not a query over the dataset: unparseable SQL, several statements, a statement that
+    is not a query, or a table name the dataset does not have."""
+
+
 def _is_file_function(name: str) -> bool:
     low = name.lower()
     return low.startswith(("read_", "scan_"))
@@ -70,9 +75,10 @@ def check_query(sql: str, tables: Iterable[str]) -> None:
     Returns:
         None when the query is allowed.
     Raises:
-        QueryRefused: not exactly one query statement, a relation that is not one of
-            ``tables`` (or a CTE of the query), a table function, or SQL that cannot be
-            parsed.
+        QueryRefused: a table function, a quoted path or a qualified name (something that
+            could read outside the dataset).
+        BadQuery: not exactly one query statement, SQL that cannot be parsed, or a table
+            name that is neither one of ``tables`` nor a CTE of the query.
     """
     allowed = {t.lower() for t in tables}
     listing = ", ".join(sorted(allowed))
@@ -80,14 +86,14 @@ def check_query(sql: str, tables: Iterable[str]) -> None:
         statements = [s for s in sqlglot.parse(sql, read="duckdb") if s is not None]
     except SqlglotError as exc:
         first = str(exc).strip().splitlines()
-        raise QueryRefused(
+        raise BadQuery(
             f"cannot check the query, so it is not run: {first[0] if first else exc}"
         ) from exc
     if len(statements) != 1:
-        raise QueryRefused("give exactly one SELECT statement")
+        raise BadQuery("give exactly one SELECT statement")
     root = statements[0]
     if not isinstance(root, _QUERY_ROOTS):
-        raise QueryRefused(
+        raise BadQuery(
             f"only queries (SELECT ...) are run, not {root.key.upper()}; the dataset is read-only"
         )
     ctes = {str(c.alias_or_name).lower() for c in root.find_all(exp.CTE)}
@@ -123,6 +129,6 @@ def check_query(sql: str, tables: Iterable[str]) -> None:
                 f"catalog ({listing})"
             )
         if name.lower() not in allowed and name.lower() not in ctes:
-            raise QueryRefused(
+            raise BadQuery(
                 f"{name[:80]!r} is not a table of the dataset; the tables are: {listing}"
             )

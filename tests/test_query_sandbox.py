@@ -50,7 +50,7 @@ def test_polars_sql_does_read_files_without_the_guard(secret: Path) -> None:
         "select game_id from games where game_id in (select * from {f}('{p}'))",
         "select (select count(*) from {f}('{p}')) as n",
         "select * from games union all select * from {F}('{p}')",
-        'select * from "{f}"(\'{p}\')',
+        "select * from \"{f}\"('{p}')",
     ],
 )
 def test_every_file_function_is_refused(
@@ -79,8 +79,8 @@ def test_other_datasets_and_paths_are_refused(dataset: Path, tmp_path: Path) -> 
     other = next((dataset / "games").rglob("*.parquet"))
     for sql, why in (
         (f"select * from read_parquet('{other}')", "read_parquet() is not allowed"),
-        (f"select * from '{other}'", "is not a table of the dataset"),
-        (f'select * from "{other}"', "is not a table of the dataset"),
+        (f"select * from '{other}'", "bad query: '/"),
+        (f'select * from "{other}"', "bad query: '/"),
         ("select * from main.games", "without a schema or catalog"),
         ("select * from passwd", "'passwd' is not a table of the dataset"),
         ("drop table games", "not DROP"),

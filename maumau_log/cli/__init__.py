@@ -6,7 +6,9 @@ query, analyze). Domain errors become exit codes only here:
 
 - 0: every game valid (or the command succeeded);
 - 1: violations found (invalid games);
-- 2: usage error or unreadable input (missing file, bad ruleset file, bad option);
+- 2: usage error or unreadable input (missing file, bad ruleset file, bad option), and the
+  machine's or the data's faults: a full disk or file-size limit, a missing or damaged
+  dataset file, a network or permission error (issue 15);
 - 3: an internal error (a bug: reported in one line, never a traceback);
 - 130: interrupted (Ctrl-C).
 
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import NoReturn
+from typing import Annotated, NoReturn
 
 import typer
 from rich.console import Console
@@ -30,7 +32,6 @@ EXIT_INTERNAL = 3
 
 app = typer.Typer(
     name="maumau-log",
-    help="Replay, validate and analyse Mau-Mau family game logs (maumau-log/1 JSON Lines).",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -56,6 +57,49 @@ def safe(text: str) -> str:
     return escape(clean(text))
 
 
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        from .. import __version__
+
+        try:
+            number = version("maumau-log")
+        except PackageNotFoundError:  # run from a source tree without installing
+            number = __version__
+        typer.echo(f"maumau-log {number}")
+        raise typer.Exit(EXIT_OK)
+
+
+@app.callback()
+def _root(
+    show_version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Replay, validate and analyse Mau-Mau family game logs (maumau-log/1 JSON Lines)."""
+
+
+INTERRUPTED = ["interrupted"]
+"""What Ctrl-C prints (a command that writes a dataset says it is as it was)."""
+
+
+def on_interrupt(message: str) -> None:
+    """Set the line Ctrl-C prints before exit 130 (e.g. that the dataset is as it was)."""
+    INTERRUPTED[0] = message
+
+
+def dataset_read_error(exc: BaseException, dataset: object) -> str:
+    """One line for a dataset file Polars or pyarrow could not read (a damaged file, not a
+    bug: exit 2), pointing at ``maumau-log verify``."""
+    first = str(exc).strip().splitlines()
+    text = first[0] if first else type(exc).__name__
+    return f"{text} (maumau-log verify {dataset} checks every file)"
+
+
 def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
     """Print ``message`` to stderr and exit with ``code`` (2: usage or unreadable input)."""
     err.print(f"[bold red]error:[/] {safe(message)}", highlight=False)
@@ -67,7 +111,13 @@ def main() -> None:
     import signal
 
     try:
-        from . import audit_cmds, data_cmds, import_cmds, replay_cmds  # noqa: F401  (register)
+        from . import (  # noqa: F401  (register the commands)
+            audit_cmds,
+            data_cmds,
+            import_cmds,
+            replay_cmds,
+            verify_cmds,
+        )
 
         # a library imported above may take SIGINT over; Ctrl-C must stop the command (and
         # an interrupted ingest leaves the dataset as it was)
@@ -76,8 +126,14 @@ def main() -> None:
     except SystemExit:
         raise
     except KeyboardInterrupt:
-        err.print("interrupted")
+        err.print(INTERRUPTED[0], highlight=False)
         sys.exit(130)
+    except OSError as exc:  # the machine's fault (disk, network, permission), not a bug
+        where = f"{exc.filename}: " if exc.filename else ""
+        err.print(
+            f"[bold red]error:[/] {safe(where + (exc.strerror or str(exc)))}", highlight=False
+        )
+        sys.exit(EXIT_USAGE)
     except Exception as exc:  # never a traceback for a user
         err.print(
             f"[bold red]internal error:[/] {type(exc).__name__}: {escape(str(exc))}",

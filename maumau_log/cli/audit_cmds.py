@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 from typing import Annotated
 
+import polars as pl
+import pyarrow as pa
 import typer
 from rich import box
 from rich.console import Console
@@ -120,6 +122,8 @@ def audit_cmd(
         report = audit(dataset, alpha=alpha, min_games=min_games)
     except DatasetError as exc:
         fail(str(exc))
+    except (pl.exceptions.PolarsError, pa.ArrowException) as exc:
+        fail(f"{dataset}: cannot read the dataset: {dataset_read_error(exc, dataset)}")
     if fmt == "table":
         _text_report(report)
     else:

@@ -27,10 +27,22 @@ from rich.text import Text
 from ..logfile import LogReadError
 from ..records import IngestSummary, StoredGame, StoredMatch, ingest, load_game, load_match
 from ..rules import RulesetError, find_preset
-from ..sqlguard import QueryRefused, check_query
+from ..sqlguard import BadQuery, QueryRefused, check_query
 from ..stats import STATS_BY, filter_matches, filter_results, match_stats, player_stats
 from ..store import DatasetError, scan, scan_all
-from . import EXIT_OK, EXIT_USAGE, EXIT_VIOLATIONS, app, clean, err, fail, out, safe
+from . import (
+    EXIT_OK,
+    EXIT_USAGE,
+    EXIT_VIOLATIONS,
+    app,
+    clean,
+    dataset_read_error,
+    err,
+    fail,
+    on_interrupt,
+    out,
+    safe,
+)
 from .replay_cmds import RulesOpt, ValidationRun, load_rules_file, resolve_inputs
 
 DEFAULT_DATASET = Path("maumau-data")
@@ -177,6 +189,20 @@ def _check_format(fmt: str) -> str:
     return fmt
 
 
+_QUERY_FAULTS = (
+    pl.exceptions.SQLInterfaceError,
+    pl.exceptions.SQLSyntaxError,
+    pl.exceptions.ColumnNotFoundError,
+    pl.exceptions.SchemaFieldNotFoundError,
+    pl.exceptions.SchemaError,
+    pl.exceptions.InvalidOperationError,
+    pl.exceptions.DuplicateError,
+    pl.exceptions.ShapeError,
+)
+"""Polars errors that a query's text causes (exit 2, "bad query"); any other Polars error
+while a query runs comes from reading the files."""
+
+
 def _polars_error(exc: Exception) -> str:
     first = str(exc).strip().splitlines()
     return first[0] if first else type(exc).__name__
@@ -203,6 +229,7 @@ def _run_ingest(
 ) -> IngestSummary:
     file_options = load_rules_file(rules)
     files = resolve_inputs(paths)
+    on_interrupt(f"interrupted; the dataset is as it was ({dataset} was not changed)")
     try:
         return ingest(files, dataset, file_options, on_report=on_report)
     except (DatasetError, LogReadError, RulesetError) as exc:
@@ -229,7 +256,7 @@ def _match_board(
     except (DatasetError, ValueError) as exc:
         fail(str(exc))
     except pl.exceptions.PolarsError as exc:
-        fail(f"{dataset}: cannot read the dataset: {_polars_error(exc)}")
+        fail(f"{dataset}: cannot read the dataset: {dataset_read_error(exc, dataset)}")
 
 
 _MATCH_BOARD_COLUMNS: tuple[tuple[str, str, str], ...] = (
@@ -270,7 +297,7 @@ def _leaderboard(
     except (DatasetError, ValueError) as exc:
         fail(str(exc))
     except pl.exceptions.PolarsError as exc:
-        fail(f"{dataset}: cannot read the dataset: {_polars_error(exc)}")
+        fail(f"{dataset}: cannot read the dataset: {dataset_read_error(exc, dataset)}")
 
 
 # ---------------------------------------------------------------------------------------
@@ -450,7 +477,7 @@ def game_cmd(
     except DatasetError as exc:
         fail(str(exc))
     except pl.exceptions.PolarsError as exc:
-        fail(f"{dataset}: cannot read the dataset: {_polars_error(exc)}")
+        fail(f"{dataset}: cannot read the dataset: {dataset_read_error(exc, dataset)}")
     if as_json:
         sys.stdout.write(json.dumps(g.to_dict(), default=str) + "\n")
         return
@@ -636,7 +663,7 @@ def match_cmd(
     except DatasetError as exc:
         fail(str(exc))
     except pl.exceptions.PolarsError as exc:
-        fail(f"{dataset}: cannot read the dataset: {_polars_error(exc)}")
+        fail(f"{dataset}: cannot read the dataset: {dataset_read_error(exc, dataset)}")
     if chart in ("png", "html"):
         assert dest is not None
         data = _png_chart(m) if chart == "png" else _html_chart(m)
@@ -672,13 +699,18 @@ def query_cmd(
         frames = scan_all(dataset)
         check_query(sql, frames)
         ctx = pl.SQLContext(frames=frames, eager=False)
-        df = ctx.execute(sql, eager=False).collect()
+        lf = ctx.execute(sql, eager=False)
+        df = lf.collect()
+    except BadQuery as exc:
+        fail(f"bad query: {exc}")
     except QueryRefused as exc:
         fail(f"query refused: {exc}")
     except DatasetError as exc:
         fail(str(exc))
-    except pl.exceptions.PolarsError as exc:
+    except _QUERY_FAULTS as exc:
         fail(f"bad query: {_polars_error(exc)}")
+    except pl.exceptions.PolarsError as exc:  # a file Polars cannot read: damaged data
+        fail(f"{dataset}: cannot read the dataset: {dataset_read_error(exc, dataset)}")
     if fmt == "table" and df.height > limit:
         err.print(f"showing {limit} of {df.height} rows (use --limit, or --format csv)")
         df = df.head(limit)
