@@ -25,6 +25,7 @@ lets through what it could not check.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 import sqlglot
 from sqlglot import exp
@@ -60,7 +61,7 @@ def _is_file_function(name: str) -> bool:
     return low.startswith(("read_", "scan_"))
 
 
-def _function_name(node: exp.Expression) -> str:
+def _function_name(node: Any) -> str:
     if isinstance(node, exp.Anonymous):
         return str(node.name)
     return str(node.sql_name())

@@ -20,12 +20,12 @@ from typer.testing import CliRunner
 
 import maumau_log.cli.audit_cmds
 import maumau_log.cli.data_cmds
-import maumau_log.cli.verify_cmds  # noqa: F401
+import maumau_log.cli.verify_cmds
 from maumau_log import store
 from maumau_log.cli import app
+from maumau_log.events import encode_event
 from maumau_log.records import ingest
 from maumau_log.sim import simulate
-from maumau_log.events import encode_event
 
 runner = CliRunner()
 

@@ -22,7 +22,7 @@ from rich.text import Text
 
 from ..audit import DEFAULT_ALPHA, DEFAULT_MIN_GAMES, AuditReport, _fmt_p, audit, report_html
 from ..store import DatasetError
-from . import EXIT_OK, EXIT_VIOLATIONS, app, err, fail, out
+from . import EXIT_OK, EXIT_VIOLATIONS, app, dataset_read_error, err, fail, out
 
 AUDIT_FORMATS = ("table", "json", "html")
 
