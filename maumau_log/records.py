@@ -52,6 +52,7 @@ from .matches import MatchState, add_scores, is_over, match_winner
 from .replay import GameReport, Replayer
 from .rules import Ruleset, RulesetError, resolve
 from .store import (
+    RAW_LIMIT,
     SCHEMAS,
     UNKNOWN,
     DatasetError,
@@ -122,6 +123,17 @@ def game_date(header: Game | None) -> str:
             except (OverflowError, OSError, ValueError):
                 continue
     return UNKNOWN
+
+
+def logged_line(raw: bytes | None) -> str | None:
+    """A violating line as ``violations.raw`` keeps it: text, cut to ``RAW_LIMIT`` characters
+    with the number left out said."""
+    if raw is None or not isinstance(raw, bytes):
+        return None
+    text = raw.decode("utf-8", errors="replace")
+    if len(text) > RAW_LIMIT:
+        text = text[:RAW_LIMIT] + f" ... [{len(text) - RAW_LIMIT} more characters]"
+    return text
 
 
 def options_json(rules: Ruleset) -> str:
@@ -603,6 +615,7 @@ class RecordCollector:
         if v is not None:
             row = v.to_dict()
             row["game_id"] = gid
+            row["raw"] = logged_line(report.violation_raw)
             for k, val in row.items():
                 buf.violations[k].append(val)
         if self.writer is not None and self.pending_events() >= self.batch_events:
@@ -1095,9 +1108,14 @@ class StoredGame:
         results: the ``results`` rows, in seat order.
         violations: the ``violations`` rows.
         stored_events: how many events the dataset holds for the game (0..n-1).
-        at: the event the state is taken after (None when no event is stored).
-        event: the ``events`` row of event ``at`` (without ``raw``), or None.
-        state: ``Engine.view()`` after event ``at``, or None when it cannot be rebuilt.
+        at: the event asked for (None when no event is stored).
+        event: the ``events`` row of event ``at`` (without ``raw``), or None (also at the
+            violating event, which is not stored: see ``logged``).
+        state: ``Engine.view()`` after event ``at``; at the violating event, the state
+            right before it (after event ``at - 1``); None when it cannot be rebuilt.
+        at_violation: True when ``at`` is the game's violating event.
+        logged: at the violating event, the line as logged (``violations.raw``; None for a
+            dataset written before it was stored).
     """
 
     game: dict[str, Any]
@@ -1107,19 +1125,25 @@ class StoredGame:
     at: int | None
     event: dict[str, Any] | None
     state: dict[str, Any] | None
+    at_violation: bool = False
+    logged: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict (times as ISO text)."""
+        """JSON-ready dict (times as ISO text; ``game.options`` as a JSON object)."""
         game = dict(self.game)
         if isinstance(game.get("ingested_at"), datetime):
             game["ingested_at"] = game["ingested_at"].isoformat()
+        if isinstance(game.get("options"), str):
+            game["options"] = json.loads(game["options"])
         return {
             "game": game,
             "results": self.results,
             "violations": self.violations,
             "stored_events": self.stored_events,
             "at": self.at,
+            "state_is": "before" if self.at_violation else "after",
             "event": self.event,
+            "logged_event": self.logged,
             "state": self.state,
         }
 
@@ -1153,7 +1177,12 @@ def rebuild_state(ruleset: str, options: str, raws: list[str], at: int) -> dict[
 
 
 def load_game(dataset: str | Path, game_id: str, at: int | None = None) -> StoredGame:
-    """Read one game from a dataset and rebuild the state after event ``at``.
+    """Read one game from a dataset and rebuild the state at event ``at``.
+
+    ``at`` is the event index a report gives (header = 0, as ``validate`` counts): for a
+    stored (accepted) event, the state after it; for an invalid game's violating event
+    (``games.violation_index``), the state right before it, with the line as logged
+    (issue 15, item 4).
 
     Args:
         dataset: the dataset folder.
@@ -1162,7 +1191,8 @@ def load_game(dataset: str | Path, game_id: str, at: int | None = None) -> Store
     Returns:
         The :class:`StoredGame`.
     Raises:
-        DatasetError: no such dataset or game, or ``at`` outside the stored events.
+        DatasetError: no such dataset or game, or ``at`` neither a stored event nor the
+            violating one (the message says which events there are).
     """
     tables = scan_all(dataset)
     games = tables["games"].filter(pl.col("game_id") == game_id).collect()
@@ -1175,20 +1205,40 @@ def load_game(dataset: str | Path, game_id: str, at: int | None = None) -> Store
     violations = tables["violations"].filter(mine).drop("ruleset", "date").collect()
     events = tables["events"].filter(mine).sort("event_index").drop("date").collect()
     n = events.height
+    bad = game["violation_index"] if not game["valid"] else None
+    at_violation = at is not None and bad is not None and at == bad
     if at is None:
         at = n - 1 if n else None
-    elif at < 0 or at >= n:
-        where = f"events 0..{n - 1}" if n else "no events"
-        stop = ""
-        if not game["valid"] and game["violation_index"] is not None:
-            stop = f"; the replay stopped at event {game['violation_index']}"
-        raise DatasetError(f"game {game_id!r}: no event {at} is stored ({where}{stop})")
+    elif not at_violation and not 0 <= at < n:
+        where = f"events 0..{n - 1} are stored" if n else "no events are stored"
+        if bad is not None:
+            why = (
+                f"; the replay stopped at event {bad} ({game['violation_code']}): use --at "
+                f"{bad} for the state before it and the event as logged"
+            )
+            last = game["events"] - 1
+            if bad < at <= last:
+                after = f"event {last}" if last == bad + 1 else f"events {bad + 1}..{last}"
+                why += f"; {after} not replayed"
+        else:
+            why = ""
+        raise DatasetError(f"game {game_id!r}: no event {at} ({where}{why})")
     state = event = None
-    if at is not None:
+    logged = None
+    replayable = game["options"] is not None and game["ruleset"] != UNKNOWN
+    raws = events["raw"].to_list()
+    if at_violation:
+        assert at is not None
+        rows = violations.filter(pl.col("event_index") == at)
+        if rows.height and "raw" in rows.columns:
+            logged = rows["raw"][0]
+        if replayable and 1 <= at <= n:
+            state = rebuild_state(game["ruleset"], game["options"], raws, at - 1)
+    elif at is not None:
         row = events.row(at, named=True)
         event = {k: v for k, v in row.items() if k not in ("raw", "ruleset")}
-        if game["options"] is not None and game["ruleset"] != UNKNOWN:
-            state = rebuild_state(game["ruleset"], game["options"], events["raw"].to_list(), at)
+        if replayable:
+            state = rebuild_state(game["ruleset"], game["options"], raws, at)
     return StoredGame(
         game=game,
         results=results.to_dicts(),
@@ -1197,6 +1247,8 @@ def load_game(dataset: str | Path, game_id: str, at: int | None = None) -> Store
         at=at,
         event=event,
         state=state,
+        at_violation=at_violation,
+        logged=logged,
     )
 
 

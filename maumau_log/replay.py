@@ -45,6 +45,8 @@ class GameReport:
         last_line: the line of the game's last event.
         violation: the first violation, or None for a valid game.
         engine: the engine after the last replayed event (None without a valid header).
+        violation_raw: the violating line as logged (bytes without the newline; None when
+            there is no violation or no line, e.g. a file that ended early).
     """
 
     file: str
@@ -57,6 +59,7 @@ class GameReport:
     violation: Violation | None = None
     engine: Engine | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    violation_raw: bytes | None = None
 
     @property
     def valid(self) -> bool:
@@ -134,8 +137,10 @@ class Replayer:
         rule: str,
         expected: str | None = None,
         player: str | None = None,
+        raw: bytes | None = None,
     ) -> None:
         rep = g.report
+        rep.violation_raw = raw
         rep.violation = Violation(
             file=rep.file,
             line=line,
@@ -224,14 +229,14 @@ class Replayer:
                         self._notify_begin(g.report)
                     g = g or self._orphan(name, line_no)
                     if not g.failed:
-                        self._violate(g, line_no, g.count, *problem)
+                        self._violate(g, line_no, g.count, *problem, raw=raw)
                     g.count += 1
                     g.report.last_line = line_no
                     continue
                 if type(ev) is Game:
                     if g is not None:
                         yield self._finish(g)
-                    g = self._start(name, line_no, ev)
+                    g = self._start(name, line_no, ev, raw)
                     continue
                 if g is None:
                     g = self._orphan(name, line_no)
@@ -249,6 +254,7 @@ class Replayer:
                         "an event before any game header; a game starts with its `game` line",
                         "FORMAT.md Files",
                         player=event_player(ev),
+                        raw=raw,
                     )
                     continue
                 if ev.seq is not None and ev.seq != index:
@@ -257,10 +263,11 @@ class Replayer:
                         line_no,
                         index,
                         "bad_seq",
-                        f"seq is {ev.seq} but this is event {index} of the game",
+                        f"seq is {_number(ev.seq)} but this is event {index} of the game",
                         "FORMAT.md Files (seq counts up by one from 0)",
                         str(index),
                         event_player(ev),
+                        raw,
                     )
                     continue
                 try:
@@ -268,7 +275,7 @@ class Replayer:
                 except RuleViolation as rv:
                     self._violate(
                         g, line_no, index, rv.code, rv.message, rv.rule, rv.expected,
-                        event_player(ev),
+                        event_player(ev), raw,
                     )  # fmt: skip
                     continue
                 for v in self.visitors:
@@ -305,7 +312,7 @@ class Replayer:
         for v in self.visitors:
             v.begin_game(report)
 
-    def _start(self, name: str, line: int, header: Game) -> _Game:
+    def _start(self, name: str, line: int, header: Game, raw: bytes | None = None) -> _Game:
         report = GameReport(file=name, line=line, game_id=header.game_id, header=header)
         report.last_line = line
         g = _Game(report)
@@ -335,7 +342,7 @@ class Replayer:
                     report.engine = g.engine
         if problem is not None:
             code, message, rule = problem
-            self._violate(g, line, 0, code, message, rule)
+            self._violate(g, line, 0, code, message, rule, raw=raw)
         self._notify_begin(report)
         return g
 
@@ -455,6 +462,15 @@ class Replayer:
         for v in self.visitors:
             v.end_game(rep)
         return rep
+
+
+def _number(value: int) -> str:
+    """An integer from a log as it may be echoed: a 400-digit ``seq`` is shown by its first
+    and last digits and its length (issue 15, item 6), not in full."""
+    text = str(value)
+    if len(text) <= 24:
+        return text
+    return f"{text[:12]}...{text[-4:]} ({len(text.lstrip('-'))} digits)"
 
 
 def _shorten(text: str, limit: int) -> str:

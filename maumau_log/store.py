@@ -172,9 +172,16 @@ VIOLATIONS_SCHEMA = pa.schema(
         ("rule", pa.string()),
         ("message", pa.string()),
         ("expected", pa.string()),
+        ("raw", pa.string()),
     ]
 )
-"""Every violation, with the fields of ``Violation.to_dict()``."""
+"""Every violation, with the fields of ``Violation.to_dict()``, and ``raw``: the violating
+line as logged (UTF-8, invalid bytes replaced, cut to :data:`RAW_LIMIT` characters; null
+when there was no line, e.g. a file that ended early). ``raw`` was added by issue 15 (the
+dispute view shows the event as logged); older files read it as null."""
+
+RAW_LIMIT = 10_000
+"""Characters of a violating line kept in ``violations.raw``."""
 
 MATCH_TOTAL = pa.struct([("player", pa.string()), ("total", pa.int32())])
 

@@ -342,6 +342,7 @@ def test_a_dataset_written_before_matches(tmp_path: Path) -> None:
         pq.write_table(table.drop_columns(["match_id", "round", "total_after"]), ds / rel)
     for rel in manifest["files"].pop("matches"):
         (ds / rel).unlink()
+    manifest.pop("file_info")  # an older maumau-log recorded no sizes or checksums
     (ds / MANIFEST).write_text(json.dumps(manifest))
 
     assert set(_totals_after(ds).values()) == {(None, None, None)}

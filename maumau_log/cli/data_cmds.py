@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -142,9 +143,10 @@ def _board_table(
 
 
 def _print_table(table: Table) -> None:
-    """Print a table on stdout; full width when stdout is not a terminal (no truncation)."""
-    if out.is_terminal:
-        out.print(table)
+    """Print a table on stdout at the terminal's width; when stdout is not a terminal, at
+    ``COLUMNS`` if set, else 250 columns (a file gets whole rows)."""
+    if out.is_terminal or os.environ.get("COLUMNS", "").isdigit():
+        out.print(table, soft_wrap=False)
     else:
         Console(width=250, soft_wrap=True, highlight=False).print(table)
 
@@ -377,11 +379,16 @@ def stats_cmd(
     _emit(df, fmt, dest)
 
 
+def _panel(panel: Panel) -> None:
+    """Print a panel folding long lines (a path) inside it, never cutting them."""
+    out.print(panel, soft_wrap=False)
+
+
 def _render_game(g: StoredGame) -> None:
     game = g.game
     head = Table.grid(padding=(0, 2))
-    head.add_column(style="bold")
-    head.add_column()
+    head.add_column(style="bold", no_wrap=True)
+    head.add_column(overflow="fold")  # a long source path wraps, never cut (issue 15)
     status = "[green]valid[/]" if game["valid"] else f"[red]invalid: {game['violation_code']}[/]"
     for key, value in (
         ("game", game["game_id"]),
@@ -396,11 +403,16 @@ def _render_game(g: StoredGame) -> None:
         ("source", f"{game['source_file']}:{game['source_line']}"),
     ):
         head.add_row(key, value if isinstance(value, Text) else Text(clean(str(value))))
-    out.print(Panel(head, title="Game", expand=False))
+    _panel(Panel(head, title="Game", expand=False))
     if g.results:
         res = pl.DataFrame(g.results).select(
-            "seat", "player", "won", "cards_left", "points_left", "round_score",
-            "cards_played", "turns", "calls_missed",
+            pl.col("seat"), pl.col("player"), pl.col("won"),
+            pl.col("cards_left").alias("cards\nleft"),
+            pl.col("points_left").alias("points\nleft"),
+            pl.col("round_score").alias("round\nscore"),
+            pl.col("cards_played").alias("cards\nplayed"),
+            pl.col("turns"),
+            pl.col("calls_missed").alias("calls\nmissed"),
         )  # fmt: skip
         _print_table(_rich_table(res, "Result"))
     for v in g.violations:
@@ -411,7 +423,10 @@ def _render_game(g: StoredGame) -> None:
             + (f"\n[dim]legal: {safe(v['expected'])}[/]" if v["expected"] else "")
             + f"\n[dim]rule: {safe(v['rule'])}[/]"
         )
-        out.print(Panel(text, title="Violation", expand=False))
+        _panel(Panel(Text.from_markup(text, overflow="fold"), title="Violation", expand=False))
+    if g.at_violation:
+        _render_violating_event(g)
+        return
     if g.at is None or g.event is None:
         out.print("[dim]no events stored for this game[/]")
         return
@@ -424,9 +439,33 @@ def _render_game(g: StoredGame) -> None:
     if ev["reason"]:
         what += f" ({ev['reason']})"
     title = safe(f"State after event {g.at} of {g.stored_events - 1} (line {ev['line']}): {what}")
-    s = g.state
+    _render_state(g.state, title)
+
+
+def _render_violating_event(g: StoredGame) -> None:
+    """At the violating event: the state right before it, then the line as logged."""
+    at = g.at
+    v = next((v for v in g.violations if v["event_index"] == at), None)
+    if at == 0:
+        out.print("[dim]the violation is in the header: there is no state before it[/]")
+    else:
+        _render_state(
+            g.state,
+            safe(f"State before event {at} (after event {at - 1}), where the replay stopped"),
+        )
+    body = Text(overflow="fold")
+    if v is not None:
+        body.append(clean(f"{v['file']}:{v['line']}") + "\n", style="dim")
+    if g.logged is not None:
+        body.append(clean(g.logged))
+    else:
+        body.append("not stored (a dataset written before maumau-log kept it)", style="dim")
+    _panel(Panel(body, title=f"Event {at} as logged", expand=False))
+
+
+def _render_state(s: dict[str, Any] | None, title: str) -> None:
     if s is None:
-        out.print(Panel("[dim]the state cannot be rebuilt (no resolved ruleset)[/]", title=title))
+        _panel(Panel("[dim]the state cannot be rebuilt (no resolved ruleset)[/]", title=title))
         return
     hands = Table(highlight=False)
     for col in ("seat", "player", "cards", "hand", "call due"):
@@ -457,7 +496,7 @@ def _render_game(g: StoredGame) -> None:
         ("stock / discard", f"{s['stock_size']} / {s['discard_size']}"),
     ):
         facts.add_row(key, Text(clean(str(value))))
-    out.print(Panel(facts, title=title, expand=False))
+    _panel(Panel(facts, title=title, expand=False))
     out.print(hands)
 
 
@@ -467,7 +506,13 @@ def game_cmd(
     game_id: Annotated[str, typer.Argument(help="The game's id.")],
     at: Annotated[
         int | None,
-        typer.Option("--at", help="Show the state after event N (0 = header; default: last)."),
+        typer.Option(
+            "--at",
+            metavar="N",
+            help="The event number a report gives (0 = header): the state after it; at the "
+            "violating event, the state right before it and the event as logged. Default: "
+            "the last stored event.",
+        ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
 ) -> None:
@@ -533,7 +578,7 @@ def _render_match(m: StoredMatch) -> None:
     ):
         head.add_row(key, value if isinstance(value, Text) else Text(clean(str(value))))
     head.add_row("status", status)
-    out.print(Panel(head, title="Match", expand=False))
+    _panel(Panel(head, title="Match", expand=False))
     sheet = Table(title="Score sheet", highlight=False, box=box.SIMPLE_HEAD)
     for col in ("round", "dealer", "winner"):
         sheet.add_column(col, justify="right" if col == "round" else "left")
@@ -586,7 +631,7 @@ def _terminal_chart(m: StoredMatch, width: int = 40) -> None:
             n = round(width * abs(v) / top)
             lines.append(("█" if v >= 0 else "░") * n, style=colours[k % len(colours)])
             lines.append(f" {v}\n")
-    out.print(Panel(lines, title=f"Running totals: {m.match['match_id']}", expand=False))
+    _panel(Panel(lines, title=f"Running totals: {m.match['match_id']}", expand=False))
 
 
 def _png_chart(m: StoredMatch) -> bytes:
