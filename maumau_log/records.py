@@ -21,7 +21,7 @@ import re
 import time
 from array import array
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from itertools import repeat
@@ -47,7 +47,7 @@ from .events import (
     SuitChoice,
     decode_event,
 )
-from .logfile import expand_paths
+from .logfile import LogReadError, expand_paths
 from .matches import MatchState, add_scores, is_over, match_winner
 from .replay import GameReport, Replayer
 from .rules import Ruleset, RulesetError, resolve
@@ -181,6 +181,14 @@ class Conflict:
         return (
             f"{self.file}:{self.line}: game {self.game_id!r} differs from the copy already "
             f"stored (from {self.stored_file}:{self.stored_line}); not stored"
+        )
+
+    def hint(self, dataset: str) -> str:
+        """How to tell the two games apart (issue 15, item 5), in one line."""
+        return (
+            f"a game id names one game: compare the stored one (maumau-log game {dataset} "
+            f"{self.game_id!r}) with the new one (maumau-log validate {self.file} --json); "
+            "give the new game another game_id, or ingest it into another dataset"
         )
 
 
@@ -683,6 +691,8 @@ class IngestSummary:
         rows: rows written per table.
         seconds: wall time of the ingest.
         game_ids: the id of every game read (``?file:line`` for a game without one).
+        unreadable: files that could not be read (binary, no permission), as
+            ``"path: why"``; the other files' games are stored.
     """
 
     dataset: str
@@ -697,6 +707,7 @@ class IngestSummary:
     rows: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
     game_ids: list[str] = field(default_factory=list)
+    unreadable: list[str] = field(default_factory=list)
 
     @property
     def valid(self) -> int:
@@ -705,14 +716,31 @@ class IngestSummary:
 
     @property
     def exit_code(self) -> int:
-        """0 when every game read is valid and nothing conflicted, else 1."""
-        return 1 if self.invalid or self.conflicts else 0
+        """0 when every game read is valid and nothing conflicted; 2 when a file could not
+        be read and no game was; else 1."""
+        if self.unreadable and not self.games:
+            return 2
+        return 1 if self.invalid or self.conflicts or self.unreadable else 0
 
 
 def _orphan_key(report: GameReport) -> str:
     """The key of events outside any game: the file's real path and line, so that another
     spelling of the same path names the same rows."""
     return f"?{os.path.realpath(report.file)}:{report.line}"
+
+
+def _replay_readable(
+    replayer: Replayer, files: list[str], unreadable: list[str]
+) -> Iterator[GameReport]:
+    """Replay every file; one that cannot be read at all is noted in ``unreadable`` and the
+    others go on (one bad file never loses the good games around it)."""
+    for f in files:
+        try:
+            yield from replayer.replay_file(f)
+        except LogReadError as exc:
+            if exc.line is not None:
+                raise
+            unreadable.append(str(exc))
 
 
 def ingest(
@@ -734,7 +762,8 @@ def ingest(
         The :class:`IngestSummary`. Games already stored with the same content hash are
         skipped; a stored id with other content is a conflict (listed, not stored).
     Raises:
-        LogReadError: a path is missing or a file cannot be opened (nothing is stored).
+        LogReadError: a path given is missing (nothing is stored); a file found that
+            cannot be read is listed in ``unreadable`` instead.
         DatasetError: the dataset folder cannot be used (see :class:`DatasetWriter`).
     """
     t0 = time.perf_counter()
@@ -744,7 +773,7 @@ def ingest(
         known = known_games(dataset)
         collector = RecordCollector(writer, known, batch_events=batch_events)
         replayer = Replayer(rules_file_options, visitors=[collector])
-        for report in replayer.replay_paths(files):
+        for report in _replay_readable(replayer, files, summary.unreadable):
             summary.games += 1
             summary.events += report.events
             if report.violation is not None:

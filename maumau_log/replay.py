@@ -164,12 +164,13 @@ class Replayer:
                 from the content).
         Yields:
             A :class:`GameReport` per game, in file order, including invalid games and a
-            report for events outside any game. A truncated or unreadable file ends with the
-            game in progress reported at the damage (code ``truncated_file`` or
-            ``not_a_log``); the games before it are kept.
+            report for events outside any game. A truncated file ends with the game in
+            progress reported at the damage (code ``truncated_file``); the games before it
+            are kept.
         Raises:
             LogReadError: the file cannot be opened at all (missing, a directory, no
-                permission); the CLI maps this to exit code 2.
+                permission) or is not a text log (binary, UTF-16: issue 15), with
+                ``line`` None; the CLI lists it as unreadable input.
         """
         return self.replay_lines(str(path), iter_lines(Path(path)))
 
@@ -284,10 +285,8 @@ class Replayer:
             if exc.line is None:  # the file could not be opened at all
                 raise
             if exc.message.startswith("not a text log"):
-                g = self._orphan(name, 1)
-                self._violate(g, 1, None, "not_a_log", exc.message, "FORMAT.md Files")
-                yield self._finish(g)
-                return
+                # issue 15: a binary file is unreadable input, not an invalid game
+                raise LogReadError(exc.path, None, exc.message) from exc
             g = g or self._orphan(name, exc.line)
             if not g.failed:
                 self._violate(

@@ -37,7 +37,7 @@ from maumau_log.store import MANIFEST, scan
 
 runner = CliRunner()
 
-MID = "sim-3-m00000"
+MID = "sim-classic-3p-3-m00000"  # issue 15: ruleset and players in simulated ids
 GIDS = [f"{MID}-r00{k}" for k in (1, 2, 3)]
 PLAYERS = ["p1", "p2", "p3"]
 SCORES = [  # round_end.scores of rounds 1, 2, 3

@@ -211,10 +211,14 @@ def _polars_error(exc: Exception) -> str:
 
 
 def _print_ingest(summary: IngestSummary) -> None:
+    for problem in summary.unreadable:
+        err.print(f"[bold red]unreadable:[/] {safe(problem)}", highlight=False)
     for c in summary.conflicts[:50]:
         err.print(f"[bold red]conflict:[/] {safe(str(c))}", highlight=False)
     if len(summary.conflicts) > 50:
         err.print(f"... and {len(summary.conflicts) - 50} more conflicts")
+    if summary.conflicts:
+        err.print(f"[dim]{safe(summary.conflicts[0].hint(summary.dataset))}[/]", highlight=False)
     rate = summary.events / summary.seconds if summary.seconds else 0.0
     colour = "red" if summary.exit_code else "green"
     err.print(

@@ -127,10 +127,11 @@ class ValidationRun:
 
     @property
     def exit_code(self) -> int:
-        """2 when a file was unreadable, 1 when a violation was found, else 0."""
-        if self.unreadable:
+        """2 when a file was unreadable and no game was read; 1 when a violation was found
+        or a file was unreadable beside games that were read; else 0 (issue 15)."""
+        if self.unreadable and not self.games:
             return EXIT_USAGE
-        return EXIT_VIOLATIONS if self.violations else EXIT_OK
+        return EXIT_VIOLATIONS if self.violations or self.unreadable else EXIT_OK
 
     def as_json(self) -> dict[str, Any]:
         """The ``validate --json`` document."""
