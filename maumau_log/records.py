@@ -49,7 +49,7 @@ from .events import (
 )
 from .logfile import LogReadError, expand_paths
 from .matches import MatchState, add_scores, is_over, match_winner
-from .replay import GameReport, Replayer
+from .replay import GameReport, Replayer, is_iso_datetime
 from .rules import Ruleset, RulesetError, resolve
 from .store import (
     RAW_LIMIT,
@@ -112,10 +112,12 @@ def game_date(header: Game | None) -> str:
     (ISO text or epoch milliseconds, taken in UTC), else :data:`~maumau_log.store.UNKNOWN`."""
     if header is None:
         return UNKNOWN
+    if header.started_at is not None and not is_iso_datetime(header.started_at):
+        return UNKNOWN  # issue 15: no date, rather than a made-up partition
     for value in (header.started_at, header.t):
         if isinstance(value, str):
             m = _DATE.match(value)
-            if m:
+            if m and is_iso_datetime(value):
                 return m.group(1)
         elif isinstance(value, int) and not isinstance(value, bool):
             try:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -140,6 +141,9 @@ class Replayer:
         raw: bytes | None = None,
     ) -> None:
         rep = g.report
+        if rep.violation is not None and not g.failed:
+            g.failed = True  # a header fault the game was replayed past: it stays the first
+            return
         rep.violation_raw = raw
         rep.violation = Violation(
             file=rep.file,
@@ -342,6 +346,19 @@ class Replayer:
         if problem is not None:
             code, message, rule = problem
             self._violate(g, line, 0, code, message, rule, raw=raw)
+        elif header.started_at is not None and not is_iso_datetime(header.started_at):
+            # issue 15: a schema_error, but the game is still replayed (its date unknown)
+            self._violate(
+                g,
+                line,
+                0,
+                "schema_error",
+                f"game.started_at {_shorten(repr(header.started_at), 80)} is not an ISO 8601 "
+                "date and time; the game is replayed, its date is unknown",
+                "FORMAT.md Events (game.started_at); README (started_at is ISO 8601)",
+                raw=raw,
+            )
+            g.failed = False
         self._notify_begin(report)
         return g
 
@@ -461,6 +478,17 @@ class Replayer:
         for v in self.visitors:
             v.end_game(rep)
         return rep
+
+
+def is_iso_datetime(text: str) -> bool:
+    """True when ``text`` is an ISO 8601 date or date and time (``2024-05-01``,
+    ``2024-05-01T18:30:00Z``, with an offset or fractions), as
+    :meth:`datetime.datetime.fromisoformat` reads it; ``2024-13-45T99:99`` is not."""
+    try:
+        datetime.fromisoformat(text)
+    except (ValueError, TypeError):
+        return False
+    return True
 
 
 def _number(value: int) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 from collections import Counter
 from contextlib import nullcontext
@@ -13,7 +14,7 @@ import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from ..events import Game
+from ..events import Game, encode_event
 from ..logfile import LogReadError, expand_paths
 from ..replay import GameReport, Replayer
 from ..rules import (
@@ -59,6 +60,33 @@ def resolve_inputs(paths: list[Path]) -> list[Path]:
     return files
 
 
+class ContentHasher:
+    """A replay visitor that puts a digest of each game's accepted lines (and its
+    violation) into ``report.extra["content"]``, so ``validate`` can tell a game id used
+    twice for the same game from one used by two different games (issue 15, item 6)."""
+
+    def __init__(self) -> None:
+        self._h = hashlib.blake2b(digest_size=16)
+
+    def begin_game(self, report: GameReport) -> None:
+        """Start a new digest, with the header."""
+        self._h = hashlib.blake2b(digest_size=16)
+        if report.header is not None:
+            self._h.update(encode_event(report.header))
+
+    def event(self, report: GameReport, index: int, line: int, event: Any, raw: bytes) -> None:
+        """Add one accepted line."""
+        self._h.update(raw)
+        self._h.update(b"\n")
+
+    def end_game(self, report: GameReport) -> None:
+        """Finish: the lines, the event count and the first violation's code and place."""
+        v = report.violation
+        tail = f"{report.events}|{v.code if v else ''}|{v.event_index if v else ''}"
+        self._h.update(tail.encode())
+        report.extra["content"] = self._h.digest()
+
+
 class ValidationRun:
     """Replays files and keeps the tallies ``validate`` and ``analyze`` report.
 
@@ -75,6 +103,7 @@ class ValidationRun:
         self.unreadable: list[str] = []
         self.partial: list[dict[str, Any]] = []
         self._ids: Counter[str] = Counter()
+        self._content: dict[str, dict[bytes, str]] = {}  # game_id -> content -> first place
 
     def run(self, replayer: Replayer, files: list[Path], progress: bool = True) -> None:
         """Replay ``files``; a file that cannot be opened is noted, the others go on."""
@@ -110,6 +139,10 @@ class ValidationRun:
             self.games += 1
         if report.game_id is not None:
             self._ids[report.game_id] += 1
+            digest = report.extra.get("content")
+            if isinstance(digest, bytes):
+                seen = self._content.setdefault(report.game_id, {})
+                seen.setdefault(digest, f"{report.file}:{report.line}")
         if report.valid:
             self.valid += 1
         elif report.violation is not None:
@@ -126,12 +159,24 @@ class ValidationRun:
         return sorted(gid for gid, n in self._ids.items() if n > 1)
 
     @property
+    def conflicting_ids(self) -> dict[str, list[str]]:
+        """game_ids used by games with different content (they cannot both be stored): id
+        to the places (``file:line``) of each different copy's first appearance."""
+        return {
+            gid: sorted(places.values())
+            for gid, places in sorted(self._content.items())
+            if len(places) > 1
+        }
+
+    @property
     def exit_code(self) -> int:
-        """2 when a file was unreadable and no game was read; 1 when a violation was found
-        or a file was unreadable beside games that were read; else 0 (issue 15)."""
+        """2 when a file was unreadable and no game was read; 1 when a violation was found,
+        a game id is used by games with different content, or a file was unreadable beside
+        games that were read; else 0 (issue 15)."""
         if self.unreadable and not self.games:
             return EXIT_USAGE
-        return EXIT_VIOLATIONS if self.violations or self.unreadable else EXIT_OK
+        faults = self.violations or self.unreadable or self.conflicting_ids
+        return EXIT_VIOLATIONS if faults else EXIT_OK
 
     def as_json(self) -> dict[str, Any]:
         """The ``validate --json`` document."""
@@ -143,6 +188,7 @@ class ValidationRun:
             "unreadable": self.unreadable,
             "partial": self.partial,
             "duplicate_game_ids": self.duplicate_ids,
+            "conflicting_game_ids": self.conflicting_ids,
         }
 
     def print_report(self, limit: int = 50) -> None:
@@ -181,9 +227,16 @@ class ValidationRun:
                 "(ingest stores only the first)",
                 highlight=False,
             )
+        for gid, places in list(self.conflicting_ids.items())[:limit]:
+            err.print(
+                f"[bold red]conflict:[/] game_id {safe(repr(gid))} is used by games with "
+                f"different content ({safe(', '.join(places))}); a dataset can store only one",
+                highlight=False,
+            )
         for problem in self.unreadable:
             err.print(f"[bold red]unreadable:[/] {safe(problem)}", highlight=False)
-        colour = "green" if not self.violations and not self.unreadable else "red"
+        clean_run = not self.violations and not self.unreadable and not self.conflicting_ids
+        colour = "green" if clean_run else "red"
         err.print(
             f"[bold {colour}]{self.games} games: {self.valid} valid, "
             f"{self.games - self.valid} invalid[/]"
@@ -207,7 +260,11 @@ def validate(
     file_options = load_rules_file(rules)
     files = resolve_inputs(paths)
     run = ValidationRun()
-    run.run(Replayer(file_options), files, progress=progress and not as_json)
+    run.run(
+        Replayer(file_options, visitors=[ContentHasher()]),
+        files,
+        progress=progress and not as_json,
+    )
     if as_json:
         out.print_json(json.dumps(run.as_json()))
     else:
