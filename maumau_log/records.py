@@ -732,7 +732,7 @@ def _orphan_key(report: GameReport) -> str:
 
 
 def _replay_readable(
-    replayer: Replayer, files: list[str], unreadable: list[str]
+    replayer: Replayer, files: Iterable[str | Path], unreadable: list[str]
 ) -> Iterator[GameReport]:
     """Replay every file; one that cannot be read at all is noted in ``unreadable`` and the
     others go on (one bad file never loses the good games around it)."""

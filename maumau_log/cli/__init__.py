@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import Annotated, NoReturn
+from pathlib import Path
+from typing import Annotated, Any, NoReturn, get_args, get_origin
 
 import typer
 from rich.console import Console
@@ -83,6 +84,17 @@ def _root(
     """Replay, validate and analyse Mau-Mau family game logs (maumau-log/1 JSON Lines)."""
 
 
+class Interrupted(BaseException):
+    """Ctrl-C, raised by the SIGINT handler of :func:`main`: a BaseException that the
+    command-line framework does not catch (it turns KeyboardInterrupt into a silent exit),
+    so :func:`main` prints what happened; ``with`` blocks unwind on the way (an interrupted
+    ingest removes what it wrote)."""
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise Interrupted
+
+
 INTERRUPTED = ["interrupted"]
 """What Ctrl-C prints (a command that writes a dataset says it is as it was)."""
 
@@ -106,6 +118,83 @@ def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
     raise typer.Exit(code)
 
 
+_METAVARS = {
+    "paths": "PATH",
+    "since": "DATE",
+    "fmt": "FORMAT",
+    "game_id": "GAME_ID",
+    "match_id": "MATCH_ID",
+    "sql": "SQL",
+    "files": "FILE",
+    "dataset": "DATASET",
+    "out": "PATH",
+    "rules": "FILE",
+    "out_file": "FILE",
+    "dest": "FILE",
+    "server_log": "SERVER_LOG",
+    "seat_log": "SEAT_LOG",
+}
+"""Placeholders a person can read (issue 15, item 8), by parameter name."""
+
+
+def _base_type(annotation: Any) -> tuple[Any, bool]:
+    """The element type of a parameter annotation and whether it takes several values."""
+    many = False
+    while True:
+        origin = get_origin(annotation)
+        args = [a for a in get_args(annotation) if a is not type(None)]
+        if origin is list:
+            many, annotation = True, args[0]
+        elif origin is not None and args and len(args) == 1:  # X | None
+            annotation = args[0]
+        else:
+            return annotation, many
+
+
+def readable_metavars(command: Any) -> Any:
+    """Give every argument and option of the command tree a readable placeholder
+    (``PATH...``, ``DATASET``, ``FILE``, ``N``), never ``{paths}`` or ``<list[Path]>``;
+    flags get none (issue 15, item 8). Returns the command."""
+    for param in getattr(command, "params", []):
+        if param.metavar is not None or param.name is None:
+            continue
+        if getattr(param, "is_flag", False):
+            param.metavar = ""
+            continue
+        desc = getattr(param, "type_descriptor", None)
+        annotation, many = _base_type(desc.annotation if desc is not None else str)
+        many = many or param.nargs == -1
+        name = param.name
+        if name in _METAVARS:
+            word = _METAVARS[name]
+        elif annotation is int:
+            word = "N"
+        elif annotation is float:
+            word = "X"
+        elif annotation is Path:
+            word = "FILE"
+        else:
+            word = name.upper()
+        param.metavar = word + ("..." if many else "")
+        if getattr(param, "param_type_name", "") == "argument":
+            shown = param.metavar if param.required else f"[{param.metavar}]"
+            param._usage_display_name = lambda shown=shown: shown  # not {paths}...
+            param.display_type_rich = lambda ctx: None  # not <list[Path]>
+    make_help = getattr(command, "get_help_option", None)
+    if make_help is not None:
+
+        def help_option(ctx: Any, make_help: Any = make_help) -> Any:
+            option = make_help(ctx)
+            if option is not None:
+                option.metavar = ""  # not --help <bool>
+            return option
+
+        command.get_help_option = help_option
+    for sub in getattr(command, "commands", {}).values():
+        readable_metavars(sub)
+    return command
+
+
 def main() -> None:
     """Console-script entry point: run the app, turning any stray exception into exit 3."""
     import signal
@@ -121,11 +210,12 @@ def main() -> None:
 
         # a library imported above may take SIGINT over; Ctrl-C must stop the command (and
         # an interrupted ingest leaves the dataset as it was)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        app()
+        signal.signal(signal.SIGINT, _interrupt)
+        command = readable_metavars(typer.main.get_command(app))
+        command.main(prog_name="maumau-log")
     except SystemExit:
         raise
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Interrupted):
         err.print(INTERRUPTED[0], highlight=False)
         sys.exit(130)
     except OSError as exc:  # the machine's fault (disk, network, permission), not a bug

@@ -45,6 +45,7 @@ from . import (
     safe,
 )
 from .replay_cmds import RulesOpt, ValidationRun, load_rules_file, resolve_inputs
+from .tables import BOARD_COLUMNS, MATCH_BOARD_COLUMNS, BoardColumn, board_table, pick_columns
 
 DEFAULT_DATASET = Path("maumau-data")
 """Where ``analyze`` keeps its dataset when ``--out`` is not given."""
@@ -95,51 +96,39 @@ def _rich_table(df: pl.DataFrame, title: str | None = None) -> Table:
     return table
 
 
-_BOARD_COLUMNS: tuple[tuple[str, str, str], ...] = (
-    # (column, header, format)
-    ("games", "games", "d"),
-    ("wins", "wins", "d"),
-    ("win_rate", "win\n%", "pct"),
-    ("win_rate_low", "95% CI\n(Wilson)", "ci"),
-    ("avg_cards_left", "cards\nleft", ".2f"),
-    ("avg_points_left", "points\nleft", ".1f"),
-    ("avg_round_score", "round\nscore", ".1f"),
-    ("draws_per_game", "draws\n/game", ".2f"),
-    ("penalties_per_game", "pen.\n/game", ".2f"),
-    ("missed_calls", "missed\ncalls", "d"),
-    ("power_played", "power\ncards", "d"),
-    ("wild_played", "wild\ncards", "d"),
-    ("avg_turns_to_win", "turns\nto win", ".1f"),
-)
+def _width() -> int | None:
+    """The width tables must fit: the terminal's, or ``COLUMNS``; None when stdout is a
+    file or a pipe (whole rows)."""
+    if out.is_terminal or os.environ.get("COLUMNS", "").isdigit():
+        return int(out.width)
+    return None
 
 
-def _board_table(
+def _print_board(
     df: pl.DataFrame,
     title: str,
-    columns: tuple[tuple[str, str, str], ...] = _BOARD_COLUMNS,
-) -> Table:
-    """The leaderboard, compact: percentages, the interval in one column, short headers."""
-    table = Table(title=title, highlight=False, box=box.SIMPLE_HEAD)
-    keys = [c for c in df.columns if c in ("player", "seat", "ruleset")]
-    for k in keys:
-        table.add_column(k, no_wrap=True)
-    for _, header, _ in columns:
-        table.add_column(header, justify="right", overflow="fold")
-    for row in df.iter_rows(named=True):
-        cells = [str(row[k]) for k in keys]
-        for col, _, fmt in columns:
-            value = row[col]
-            if value is None:
-                cells.append("-")
-            elif fmt == "pct":
-                cells.append(f"{100 * value:.1f}")
-            elif fmt == "ci":
-                high = row[col.removesuffix("_low") + "_high"]
-                cells.append(f"{100 * value:.0f}-{100 * high:.0f}")
-            else:
-                cells.append(format(value, fmt))
-        table.add_row(*(Text(clean(c)) for c in cells))
-    return table
+    columns: tuple[BoardColumn, ...] = BOARD_COLUMNS,
+    *,
+    wide: bool = False,
+    names: str | None = None,
+) -> None:
+    """A leaderboard that fits the terminal; the statistics left out named in one line."""
+    try:
+        chosen = pick_columns(columns, names)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--columns") from exc
+    width = None if wide else _width()
+    table, left_out = board_table(df, title, chosen, width)
+    if width is None:
+        Console(width=max(250, int(out.width)), soft_wrap=True, highlight=False).print(table)
+    else:
+        out.print(table, soft_wrap=False)
+    if left_out:
+        err.print(
+            f"[dim]not shown at {width} columns: {safe(', '.join(left_out))} "
+            "(--wide shows every column, --columns chooses)[/]",
+            highlight=False,
+        )
 
 
 def _print_table(table: Table) -> None:
@@ -265,17 +254,6 @@ def _match_board(
         fail(f"{dataset}: cannot read the dataset: {dataset_read_error(exc, dataset)}")
 
 
-_MATCH_BOARD_COLUMNS: tuple[tuple[str, str, str], ...] = (
-    ("matches", "matches", "d"),
-    ("match_wins", "wins", "d"),
-    ("match_draws", "draws", "d"),
-    ("match_win_rate", "win\n%", "pct"),
-    ("match_win_rate_low", "95% CI\n(Wilson)", "ci"),
-    ("avg_final_total", "final\ntotal", ".1f"),
-    ("rounds_per_match", "rounds\n/match", ".2f"),
-)
-
-
 def _leaderboard(
     dataset: Path,
     *,
@@ -348,6 +326,19 @@ def stats_cmd(
             help="Break down per player by seat or ruleset; 'match' for the match leaderboard."
         ),
     ] = None,
+    wide: Annotated[
+        bool,
+        typer.Option("--wide", help="Show every column of the table, however wide."),
+    ] = False,
+    columns: Annotated[
+        str | None,
+        typer.Option(
+            "--columns",
+            metavar="NAME,...",
+            help="The table's statistics, in order (games, wins, win_rate, ci, "
+            "avg_cards_left, draws_per_game, ...).",
+        ),
+    ] = None,
 ) -> None:
     """Per-player leaderboard: games, wins, win rate with its 95% Wilson interval, and more.
 
@@ -365,7 +356,7 @@ def stats_cmd(
             dataset, ruleset=ruleset, player=player, since=since, include_invalid=include_invalid
         )
         if fmt == "table" and dest is None:
-            _print_table(_board_table(mdf, "Match leaderboard", _MATCH_BOARD_COLUMNS))
+            _print_board(mdf, "Match leaderboard", MATCH_BOARD_COLUMNS, wide=wide, names=columns)
             return
         _emit(mdf, fmt, dest)
         return
@@ -378,7 +369,7 @@ def stats_cmd(
         by=by,
     )
     if fmt == "table" and dest is None:
-        _print_table(_board_table(df, "Leaderboard"))
+        _print_board(df, "Leaderboard", wide=wide, names=columns)
         return
     _emit(df, fmt, dest)
 
@@ -450,7 +441,7 @@ def _render_violating_event(g: StoredGame) -> None:
     """At the violating event: the state right before it, then the line as logged."""
     at = g.at
     v = next((v for v in g.violations if v["event_index"] == at), None)
-    if at == 0:
+    if not at:
         out.print("[dim]the violation is in the header: there is no state before it[/]")
     else:
         _render_state(
@@ -786,7 +777,7 @@ def analyze_cmd(
     _print_ingest(summary)
     df = _leaderboard(dataset, game_ids=summary.game_ids)
     if df.height:
-        _print_table(_board_table(df, "Leaderboard (valid games)"))
+        _print_board(df, "Leaderboard (valid games)")
     else:
         err.print("no valid games to rank")
     code = EXIT_VIOLATIONS if summary.exit_code else EXIT_OK

@@ -33,7 +33,8 @@ RulesOpt = Annotated[
     Path | None,
     typer.Option(
         "--rules",
-        help="A TOML ruleset file whose [options] override every game's preset and header.",
+        help="A TOML ruleset file whose \\[options] table overrides every game's preset "
+        "and header options.",
         show_default=False,
     ),
 ]
