@@ -11,7 +11,8 @@ simulator plays from it and the "what was legal" text is made from it (check, as
 
 Rule sources, by topic: turn order and starter (RULES.md "What every system shares",
 PRESETS.md ruling 1), draws (FORMAT.md "Conventions", PRESETS.md rulings 11-12), power cards
-(RULES.md 1-2; rulings 2-6), calls and penalties (rulings 9-10), scoring (ruling 13).
+(RULES.md 1-2; rulings 2-6, 17-18, 20-21), calls and penalties (rulings 9-10, 19),
+scoring (ruling 13), the first player of a match round (ruling 23).
 """
 
 from __future__ import annotations
@@ -181,6 +182,7 @@ class Engine:
         self.cover_owed: Card | None = None
         self.cover_drawing = False
         self.must_play: Card | None = None  # a drawn card that can cover must cover
+        self.cover_drawn: Counter[Card] = Counter()  # drawn before the suit came (ruling 20)
         self.play_again_owed = False
         self.draws_this_turn = 0
         self.drawn_card: Card | None = None
@@ -195,6 +197,9 @@ class Engine:
         self.words: set[str] = set()
         self.window: tuple[str, str] | None = None  # (player, "last" | "out")
         self.faults: dict[str, str] = {}
+        self.caught: dict[str, int] = {}  # player to the event index of the last catch
+        self.event_index = 0  # the index of the event being applied (header = 0)
+        self.first_action_done = False  # a turn action was made this round (ruling 23)
         self.penalty_owed: tuple[str, int] | None = None
         self.ended_reason: str | None = None
         # jump-in (ruling 7) and draws that hit the previous player (ruling 8)
@@ -231,6 +236,7 @@ class Engine:
         self.draws_this_turn = 0
         self.drawn_card = None
         self.must_play = None
+        self.cover_drawn = Counter()
         self.turn_over_after_draw = False
         self.serving = False
         self.turns[self.players[seat]] += 1
@@ -294,11 +300,18 @@ class Engine:
                     "FORMAT.md Conventions (reshuffle)",
                     "a reshuffle event",
                 )
+            refill = self.rules.empty_stock == "reshuffle" and len(self.discard) > 1
             self._fail(
                 "draw_not_from_stock_top",
-                f"{what}: {n} cards drawn but the stock holds only {len(self.stock)}",
+                f"{what}: {n} cards drawn but the stock holds only {len(self.stock)}"
+                + (
+                    f"; draw the {len(self.stock)} left, then a reshuffle must be logged "
+                    "before drawing more"
+                    if refill
+                    else ""
+                ),
                 "FORMAT.md Conventions (draws)",
-                f"draw at most {len(self.stock)}",
+                f"draw at most {len(self.stock)}" + (", then a reshuffle event" if refill else ""),
             )
         if self.unseen is not None:
             return self._take_partial(player, drawn if cards is not None else None, n, what)
@@ -368,6 +381,8 @@ class Engine:
         "What every system shares"; PRESETS.md ruling 1.
         """
         info = self.cards[card]
+        if self.cover_owed is not None and self.rules.cover_match == "suit":
+            return info.suit == self.cards[self.cover_owed].suit  # ruling 20
         if info.wild:
             return self.rules.wild_on_wild or not self.top_played_wild
         if self.any_card:
@@ -399,6 +414,11 @@ class Engine:
         info = self.cards[card]
         return not (len(self.hands[player]) == count and info.no_finish and not info.cover)
 
+    def _drawn_before_suit(self, card: Card) -> bool:
+        """True when every ``card`` the current player holds was drawn for an until_suit
+        cover before the suit came: such cards may not be played in that turn (ruling 20)."""
+        return self.cover_drawn[card] >= self.hands[self.current_player].count(card)
+
     def can_play(self, player: str, card: Card) -> bool:
         """True when ``player`` may play ``card`` (held) now; the one-card form of
         :meth:`legal_plays`, kept in step with it by the property tests."""
@@ -411,6 +431,8 @@ class Engine:
         if self.must_play is not None:
             return card == self.must_play
         if self.turn_over_after_draw or self.cover_drawing:
+            return False
+        if self.cover_drawn and self._drawn_before_suit(card):
             return False
         if self.pending_draw:
             return not self.serving and self._answers_draw(card)
@@ -447,6 +469,8 @@ class Engine:
             card = self.drawn_card
             ok = card is not None and self.playable(card) and self._finish_allowed(player, card)
             return [card] if ok and card is not None else []
+        if self.cover_drawn:
+            hand = [c for c in hand if not self._drawn_before_suit(c)]
         return sorted({c for c in hand if self.playable(c) and self._finish_allowed(player, c)})
 
     def _can_draw(self, player: str) -> tuple[bool, str]:
@@ -458,7 +482,11 @@ class Engine:
         if self.cover_owed is not None:
             if self.cover_drawing:
                 return True, "cover"
-            can_cover = any(self.playable(c) for c in self.hands[player] if c != HIDDEN)
+            can_cover = any(
+                self.playable(c) and not (self.cover_drawn and self._drawn_before_suit(c))
+                for c in self.hands[player]
+                if c != HIDDEN
+            )
             if not can_cover and HIDDEN in self.hands[player]:
                 self.unchecked.add("whether a hidden hand could cover before drawing")
             return (not can_cover or self.rules.voluntary_draw), "cover"
@@ -535,13 +563,15 @@ class Engine:
         hand = self.hands[player]
         for c in self.legal_plays(player):
             acts.append(Action("play", player, c))
-            if multi == "none" or single_only:
-                continue
             rank = self.cards[c].rank
+            any_suit = rank in self.rules.multi_play_any_suit  # ruling 21
+            if (multi == "none" and not any_suit) or single_only:
+                continue
             rest = list(hand)
             rest.remove(c)
+            same = multi == "identical" and not any_suit
             fellows = [
-                x for x in rest if (x == c if multi == "identical" else self.cards[x].rank == rank)
+                x for x in rest if (x == c if same else x != HIDDEN and self.cards[x].rank == rank)
             ]
             group = [c, *fellows]
             if fellows and self._finish_allowed(player, group[-1], len(group)):
@@ -583,7 +613,18 @@ class Engine:
         acts = self.legal_actions()
         if not acts:
             return "nothing (the round is over)"
-        text = " | ".join(str(a) for a in acts[:limit])
+        hidden = set()
+        if self.unseen is not None and self.phase == PLAY:
+            hidden = {a.player for a in acts if a.player and HIDDEN in self.hands[a.player]}
+        parts = [
+            # what a hidden hand may play, and so whether it may draw, is unknowable
+            str(a) + " (if the hidden hand cannot play)"
+            if a.player in hidden and a.kind in ("draw", "pass") and a.reason != "effect"
+            else str(a)
+            for a in acts[:limit]
+        ]
+        parts += [f"{p} plays a card of the hidden hand legal here" for p in sorted(hidden)]
+        text = " | ".join(parts)
         return text + (f" | ... ({len(acts) - limit} more)" if len(acts) > limit else "")
 
     # ------------------------------------------------------------------ apply (do)
@@ -596,6 +637,7 @@ class Engine:
         Raises:
             RuleViolation: the event breaks a rule; the code names the first failed check.
         """
+        self.event_index += 1
         handler = _HANDLERS.get(type(event))
         count = getattr(event, "count", None)
         if count is not None and count < 0:
@@ -756,8 +798,8 @@ class Engine:
         if over:
             self._fail(
                 "duplicate_card",
-                f"the deal holds {', '.join(over)} more often than the pack "
-                f"({rules.packs} pack(s))",
+                "the deal holds "
+                + "; ".join(self._copies(c, ev, seen[c], pack[c]) for c in over[:5]),
                 "FORMAT.md Cards (card conservation)",
             )
         if ev.stock is not None:
@@ -786,6 +828,23 @@ class Engine:
         self.discard = [starter]
         self.phase = PLAY
         self._start(starter)
+
+    def _copies(self, card: Card, ev: Deal, held: int, allowed: int) -> str:
+        """Where a card the deal holds too often is, e.g. ``"9H 2 times (in a's hand and as
+        the starter); the pack holds it once"`` (for a ``duplicate_card`` message)."""
+        places = []
+        for p in self.players:
+            k = self.hands[p].count(card)
+            if k:
+                places.append(f"{k} in {p}'s hand" if k > 1 else f"in {p}'s hand")
+        if canonical(ev.starter) == card:
+            places.append("as the starter")
+        k = sum(1 for c in ev.stock or [] if is_card_code(c) and canonical(c) == card)
+        if k:
+            places.append(f"{k} in the stock" if k > 1 else "in the stock")
+        times = {1: "once", 2: "twice"}.get(allowed, f"{allowed} times")
+        where = ", ".join(places[:-1]) + " and " + places[-1] if len(places) > 1 else places[0]
+        return f"{card} {held} times ({where}); the pack holds it {times}"
 
     def _deal_partial(self, seen: Counter[Card], pack: Counter[Card], starter: Card) -> None:
         """Finish a deal some hands of which are counts: the unseen cards are the pack but
@@ -876,7 +935,7 @@ class Engine:
         info = self.cards[starter]
         before = (first - 1) % self.n
         self.last_turn_actor = self.players[before]  # ruling 8: the seat before
-        if info.wild:
+        if info.wild and not (info.draw and self.rules.starter_effect):
             mode = self.rules.wild_starter
             self._begin_turn(first)
             if mode == "any":
@@ -889,6 +948,11 @@ class Engine:
             return
         self.current = before
         self._after_cards(self.players[before], [starter], starter_card=True)
+        if info.wild:  # ruling 17: a wild draw starter (Pesten Joker) keeps its draw
+            if self.rules.wild_starter == "any":
+                self.any_card = True
+            elif self.rules.wild_starter == "first_player_names":
+                self.awaiting_suit = self.current_player  # named first (ruling 24)
 
     # --- turn actions
 
@@ -927,11 +991,19 @@ class Engine:
         if self.phase != PLAY:
             self._not_in_play(player, verb, cards)
         if self.awaiting_suit is not None:
+            starter = not self.plays and len(self.discard) == 1  # wild_starter names it
             self._fail(
                 "missing_suit_choice",
-                f"{self.awaiting_suit} played a wild card and named no suit; "
+                (
+                    f"{self.awaiting_suit} names the suit for the wild starter "
+                    f"{self.discard[-1]} first; {player} {_what(verb, cards)} instead"
+                )
+                if starter
+                else f"{self.awaiting_suit} played a wild card and named no suit; "
                 f"{player} {_what(verb, cards)} instead",
-                "option wild_names_suit; FORMAT.md Conventions (suit right after the wild)",
+                "option wild_starter = 'first_player_names'; PRESETS.md ruling 24"
+                if starter
+                else "option wild_names_suit; FORMAT.md Conventions (suit right after the wild)",
                 f"a suit event by {self.awaiting_suit}",
             )
         if self.penalty_owed is not None and self.penalty_owed[0] != player:
@@ -954,12 +1026,22 @@ class Engine:
         if self.pending_skip:
             self._resolve_skip(player)
         if player != self.players[self.current]:
+            starts = self.match is not None and not self.first_action_done
             self._fail(
-                "wrong_player",
-                f"{player} {_what(verb, cards)} but it is {self.current_player}'s turn",
-                "turn order (FORMAT.md Conventions: Seats and turns)",
+                "wrong_starter" if starts else "wrong_player",
+                f"{player} {_what(verb, cards)} but it is {self.current_player}'s turn"
+                + (
+                    f": {self.current_player} makes the first turn action of round "
+                    f"{self.match.round} of match {self.match.match_id}"
+                    if starts and self.match is not None
+                    else ""
+                ),
+                (f"option first_player = {self.rules.first_player!r}; PRESETS.md ruling 23")
+                if starts
+                else "turn order (FORMAT.md Conventions: Seats and turns)",
                 self.describe_legal(),
             )
+        self.first_action_done = True
 
     def _not_in_play(self, player: str, verb: str, cards: list[Card] | None) -> None:
         if self.phase in (OUT, ENDED):
@@ -1023,7 +1105,7 @@ class Engine:
             self._fail(
                 "card_does_not_match",
                 f"{player} may not go out on {cards[-1]}",
-                f"option no_finish_on = {list(self.rules.no_finish_on)}",
+                f"option no_finish_on = {list(self.rules.no_finish_on)}; PRESETS.md ruling 19",
                 self.describe_legal(),
             )
         self._lay_down(player, cards, answering_skip=answering_skip)
@@ -1045,6 +1127,22 @@ class Engine:
             if not short:
                 return
             missing = " ".join(sorted(short.elements()))
+        if self.unseen is not None and HIDDEN in hand:
+            # a hidden hand: say where the card is seen; what it could legally play is hidden
+            need = Counter(missing.split())
+            gone = [c for c in need if self.unseen[c] < need[c]]
+            self._fail(
+                "card_not_in_hand",
+                f"{player} plays {missing} from a hidden hand, but "
+                + (
+                    "no such card is left unseen: " + "; ".join(self._seen_at(c) for c in gone)
+                    if gone
+                    else f"only {hand.count(HIDDEN)} of {player}'s cards are hidden"
+                ),
+                "FORMAT.md Information levels (conservation against the unseen cards)",
+                f"a card still unseen that the rules allow here (which of them {player} "
+                "holds is hidden), or a draw or pass where the hidden hand allows one",
+            )
         self._fail(
             "card_not_in_hand",
             f"{player} plays {missing} but holds {' '.join(hand) or 'no cards'}",
@@ -1052,9 +1150,28 @@ class Engine:
             self.describe_legal(),
         )
 
+    def _seen_at(self, card: Card) -> str:
+        """Where every copy of ``card`` is seen in a partial log, for a message."""
+        places = []
+        k = self.discard.count(card)
+        if k:
+            face_up = " (the face-up starter)" if self.discard == [card] else ""
+            places.append(f"on the discard pile{face_up}")
+        for p, h in self.hands.items():
+            if card in h:
+                places.append(f"in {p}'s hand")
+        if not places:
+            places.append("already played and not back in the stock")
+        return f"{card} is " + " and ".join(places)
+
     def _check_multi(self, player: str, cards: list[Card]) -> None:
         """Several cards in one play (option ``multi_play``; RULES.md 8 and 11)."""
         mode = self.rules.multi_play
+        rank = self.cards[cards[0]].rank
+        if rank in self.rules.multi_play_any_suit and all(
+            self.cards[c].rank == rank for c in cards
+        ):
+            return  # cards of one such rank, whatever their suits (ruling 21)
         if mode == "none":
             self._fail(
                 "card_does_not_match",
@@ -1172,6 +1289,11 @@ class Engine:
         if len(hand) == 1 and (self.rules.call_last_card or self.rules.call_last_wild):
             self.window = (player, "last")
         self._after_cards(player, cards, cancels=cancels)
+        if not hand and self.cover_owed is not None:
+            # emptying the hand while a cover is owed is not going out (ruling 19): the call
+            # window closes with no fault and a call fault of the player lapses
+            self.window = None
+            self.faults.pop(player, None)
         if player != self.last_turn_actor:
             self.prev_turn_actor = self.last_turn_actor
             self.last_turn_actor = player
@@ -1210,7 +1332,7 @@ class Engine:
                 "missed_penalty",
                 f"{player} must draw {self.pending_draw} (pending from a {self.pending_rank}) "
                 f"or answer it; {card} does not answer it",
-                f"options draw, draw_answer = {self.rules.draw_answer!r}",
+                f"options draw, draw_answer = {self.rules.draw_answer!r}; PRESETS.md ruling 22",
                 self.describe_legal(),
             )
         if self.must_play is not None:
@@ -1221,11 +1343,38 @@ class Engine:
                 "option cover_draw; PRESETS.md ruling 5",
                 self.describe_legal(),
             )
+        cover = self.cover_owed
+        cover_suit = self.cards[cover].suit if cover is not None else None
+        if self.cover_drawing and cover is not None:
+            self._fail(
+                "card_does_not_match",
+                f"{player} plays {card} while drawing to cover {cover}: the draw goes on "
+                f"until a card of the suit {cover_suit} comes, and only that card covers",
+                "option cover_draw = 'until_suit'; PRESETS.md ruling 20",
+                self.describe_legal(),
+            )
+        if self.cover_drawn and self._drawn_before_suit(card):
+            self._fail(
+                "card_does_not_match",
+                f"{player} drew {card} for a cover before a card of the cover suit came; "
+                "such a card may not be played in that turn",
+                "option cover_draw = 'until_suit'; PRESETS.md ruling 20",
+                self.describe_legal(),
+            )
         if self.turn_over_after_draw or self.serving:
             self._fail(
                 "card_does_not_match",
-                f"{player} may not play after that draw",
-                "options draw_ends_turn / cover_draw",
+                (
+                    f"{player} drew for the cover and the card drawn does not cover: the turn "
+                    "is over (pass)"
+                    if self.turn_over_after_draw
+                    else f"{player} may not play after that draw"
+                ),
+                (
+                    f"option cover_draw = {self.rules.cover_draw!r}; PRESETS.md ruling 5"
+                    if self.turn_over_after_draw
+                    else "options draw_ends_turn / cover_draw"
+                ),
                 self.describe_legal(),
             )
         if (
@@ -1250,16 +1399,31 @@ class Engine:
             self._fail(
                 "card_does_not_match",
                 f"{player} may not go out on {card}",
-                f"option no_finish_on = {list(self.rules.no_finish_on)}",
+                f"option no_finish_on = {list(self.rules.no_finish_on)}; PRESETS.md ruling 19",
                 self.describe_legal(),
             )
         top = self.discard[-1]
-        if info.wild:
+        if cover is not None and self.rules.cover_match == "suit":
+            why = f"{card} does not cover {cover}: only a card of the suit {cover_suit} covers"
+            rule = "option cover_match = 'suit'; PRESETS.md ruling 20"
+        elif info.wild:
             why = f"{card} is wild but may not go on the wild card {top}"
             rule = "option wild_on_wild = false"
         elif self.suit_to_follow is not None:
-            why = f"{card} does not follow the named suit {self.suit_to_follow}"
-            rule = "RULES.md 1-2 (J wild, names the suit)"
+            why = (
+                f"{card} does not follow the suit {self.suit_to_follow} named for the wild "
+                f"card {top}"
+            )
+            rule = (
+                f"options wild = {list(self.rules.wild)}, wild_names_suit; "
+                "RULES.md (a named suit must be followed)"
+            )
+        elif self.cards[top].suit is None:
+            why = (
+                f"{top} lies with no suit named, so it has no suit or rank to match: only a "
+                "joker or a wild card may go on it"
+            )
+            rule = "PRESETS.md ruling 18"
         else:
             why = f"{card} matches neither the suit nor the rank of {top}"
             rule = "RULES.md (a card matches the rank or suit of the top discard)"
@@ -1410,7 +1574,7 @@ class Engine:
                     "missed_penalty",
                     f"{player} must serve the pending draw of {self.pending_draw}, "
                     f"not draw for {ev.reason!r}",
-                    "option draw; FORMAT.md Conventions (effect draws)",
+                    "option draw; FORMAT.md Conventions (effect draws); PRESETS.md ruling 22",
                     self.describe_legal(),
                 )
             if n > self.pending_draw:
@@ -1424,7 +1588,12 @@ class Engine:
                 self._fail(
                     "wrong_draw_count",
                     f"{player} draws {n} but owes {self.pending_draw} and the stock holds "
-                    f"{len(self.stock)}",
+                    f"{len(self.stock)}"
+                    + (
+                        ": a reshuffle must be logged before the draw"
+                        if not self.stock and self._drawable()
+                        else ""
+                    ),
                     f"option draw = {dict(rules.draw)}; PRESETS.md ruling 12",
                     f"draw {min(self.pending_draw, len(self.stock))}",
                 )
@@ -1459,7 +1628,13 @@ class Engine:
             self._fail(
                 "wrong_draw_count",
                 f"{player} may not draw here: " + self._why_no_draw(player),
-                self._draw_rule(),
+                (
+                    "PRESETS.md rulings 11-12"
+                    if not self._drawable()
+                    else f"option cover_draw = {rules.cover_draw!r}; PRESETS.md ruling 5"
+                    if self.must_play is not None or self.turn_over_after_draw
+                    else self._draw_rule()
+                ),
                 self.describe_legal(),
             )
         if self.cover_owed is not None:
@@ -1518,7 +1693,10 @@ class Engine:
         if self.turn_over_after_draw:
             return "the turn is over after that draw; pass"
         if self._drawable() == 0:
-            return "nothing is left to draw"
+            return (
+                "nothing is left to draw (the stock is empty and the discard pile cannot be "
+                "reshuffled); a player with no card to play passes"
+            )
         if self.draws_this_turn >= self.rules.max_draws:
             return f"already drew {self.draws_this_turn} time(s) this turn"
         plays = self.legal_plays(player)
@@ -1570,6 +1748,7 @@ class Engine:
                     f"stop at {c}",
                 )
         self.cover_drawing = True
+        self.cover_drawn.update(c for c in drawn if self.cards[c].suit != suit)  # ruling 20
         if self.cards[drawn[-1]].suit == suit:
             self.must_play = drawn[-1]
             self.cover_drawing = False
@@ -1612,7 +1791,7 @@ class Engine:
             self._fail(
                 "missed_penalty",
                 f"{player} passes instead of drawing the pending {self.pending_draw}",
-                "option draw",
+                "option draw; PRESETS.md ruling 22",
                 self.describe_legal(),
             )
         self.jump_open = False
@@ -1622,6 +1801,11 @@ class Engine:
                 why = "the draw already ended the turn"
             elif self.must_play is not None:
                 why = f"the drawn {self.must_play} covers and must be played"
+            elif not self.stock and self._drawable():
+                why = (
+                    "the stock is empty but the discard pile can be reshuffled: a reshuffle "
+                    "must be logged before the draw"
+                )
             elif not self.draws_this_turn:
                 why = "a player passes only after drawing, or when there is nothing to draw"
             else:
@@ -1629,7 +1813,9 @@ class Engine:
             self._fail(
                 "illegal_pass",
                 f"{player} may not pass: {why}",
-                f"options play_after_draw = {self.rules.play_after_draw!r}, max_draws = "
+                "FORMAT.md Conventions (reshuffle); PRESETS.md ruling 11"
+                if not self.stock and self._drawable() and not self.draws_this_turn
+                else f"options play_after_draw = {self.rules.play_after_draw!r}, max_draws = "
                 f"{self.rules.max_draws}; PRESETS.md ruling 11",
                 self.describe_legal(),
             )
@@ -1700,9 +1886,15 @@ class Engine:
                     "FORMAT.md Conventions (Calls); PRESETS.md ruling 10",
                 )
             if player not in self.faults:
+                caught = self.caught.get(player)
                 self._fail(
                     "wrong_penalty",
-                    f"{player} made no call fault that can be caught now",
+                    f"{player} made no call fault that can be caught now"
+                    + (
+                        f" (the last call fault of {player} was already caught at event {caught})"
+                        if caught is not None
+                        else ""
+                    ),
                     "PRESETS.md rulings 9-10 (calls and catches)",
                 )
             need = rules.call_penalty
@@ -1716,7 +1908,8 @@ class Engine:
             )
         self._take(player, ev.cards, None if ev.cards is not None else n, "the penalty")
         self.jump_open = False
-        self.faults.pop(player, None)
+        if self.faults.pop(player, None) is not None:
+            self.caught[player] = self.event_index
         rest = need - n
         self.penalty_owed = (player, rest) if rest and self._drawable() else None
         if self.penalty_owed is None and self.suit_after_penalty is not None:

@@ -372,10 +372,16 @@ def _open(path: str | os.PathLike[str]) -> io.BufferedReader:
     except OSError as exc:
         raise LogReadError(path, None, f"cannot open: {_os_reason(exc)}") from exc
     try:
-        magic = fh.peek(4)[:4]
+        fh.peek(4)
     except OSError as exc:
         fh.close()
         raise LogReadError(path, None, f"cannot read: {_os_reason(exc)}") from exc
+    return _wrap(fh)
+
+
+def _wrap(fh: io.BufferedReader) -> io.BufferedReader:
+    """``fh`` itself for plain content, else a decompressing reader over it (magic bytes)."""
+    magic = fh.peek(4)[:4]
     decoder: _Decoder
     if magic.startswith(GZIP_MAGIC):
         decoder = _GzipDecoder(fh)
@@ -390,6 +396,49 @@ def _open(path: str | os.PathLike[str]) -> io.BufferedReader:
 
 # ---------------------------------------------------------------------------------------
 # Cutting into lines
+
+
+class _Range(io.RawIOBase):
+    """Bytes ``start`` to ``end`` of a file (a shard of a large plain log)."""
+
+    def __init__(self, raw: io.FileIO, start: int, end: int | None) -> None:
+        super().__init__()
+        self._raw = raw
+        raw.seek(start)
+        self._left = None if end is None else max(0, end - start)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: WriteableBuffer) -> int:
+        view = memoryview(buffer).cast("B")
+        if self._left is not None:
+            view = view[: self._left]
+        n = self._raw.readinto(view) or 0
+        if self._left is not None:
+            self._left -= n
+        return n
+
+    def close(self) -> None:
+        try:
+            self._raw.close()
+        finally:
+            super().close()
+
+
+def _open_range(path: str | os.PathLike[str], start: int, end: int | None) -> io.BufferedReader:
+    """Bytes ``start`` to ``end`` of a plain file, buffered (see :func:`iter_lines`)."""
+    try:
+        raw = io.FileIO(path, "rb")
+    except OSError as exc:
+        raise LogReadError(path, None, f"cannot open: {_os_reason(exc)}") from exc
+    return io.BufferedReader(_Range(raw, start, end), buffer_size=BUFFER_SIZE)
+
+
+def _plain_chunks(fh: io.BufferedReader) -> Iterator[bytes]:
+    """The content of a shard that does not start the file: read as it is."""
+    while chunk := fh.read1(READ_CHUNK):
+        yield chunk
 
 
 def _chunks(fh: io.BufferedReader, name: str) -> Iterator[bytes]:
@@ -435,7 +484,13 @@ def _chunks(fh: io.BufferedReader, name: str) -> Iterator[bytes]:
 
 
 def iter_lines(
-    path: str | os.PathLike[str], max_line_bytes: int = 64 * 1024 * 1024
+    path: str | os.PathLike[str],
+    max_line_bytes: int = 64 * 1024 * 1024,
+    *,
+    start: int = 0,
+    end: int | None = None,
+    first_line: int = 1,
+    data: bytes | None = None,
 ) -> Iterator[tuple[int, bytes]]:
     """Read a log file (plain, gzip or zstd) and yield its numbered, non-blank lines.
 
@@ -452,8 +507,15 @@ def iter_lines(
     iterator is closed.
 
     Args:
-        path: the log file.
+        path: the log file (with ``data``: only the name the errors give).
         max_line_bytes: the longest line accepted, in bytes.
+        start, end: read only bytes ``start`` to ``end`` (exclusive; None: to the end) of
+            a plain (uncompressed) file: a shard of a large log (:mod:`maumau_log.shard`).
+            ``start`` must be the first byte of a line; a shard that does not start at 0
+            skips the binary check and the BOM (the first shard made them).
+        first_line: the line number of the line at ``start`` (1 for a whole file).
+        data: the file's whole content, already read (plain or compressed: as from
+            ``ray.data.read_binary_files``), instead of opening ``path``.
 
     Yields:
         ``(line_number, line)``: line numbers start at 1; ``line`` has no line ending and is
@@ -470,13 +532,19 @@ def iter_lines(
         raise ValueError(f"max_line_bytes must be at least 1, not {max_line_bytes}")
     name = os.fspath(path)
     limit = max_line_bytes
-    n = 0  # lines completed so far
+    n = first_line - 1  # lines completed so far
     pend: list[bytes] = []  # start of the current line: no newline seen yet
     pend_len = 0
     skipping = False  # the current line is overlong: already reported, discard until newline
-    with _open(path) as fh:
+    if data is not None:
+        fh = _wrap(io.BufferedReader(io.BytesIO(data), buffer_size=BUFFER_SIZE))
+    elif start or end is not None:
+        fh = _open_range(path, start, end)
+    else:
+        fh = _open(path)
+    with fh:
         try:
-            for chunk in _chunks(fh, name):
+            for chunk in _chunks(fh, name) if not start else _plain_chunks(fh):
                 parts = chunk.split(b"\n")
                 tail = parts.pop()
                 if parts:

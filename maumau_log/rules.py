@@ -108,12 +108,14 @@ class Ruleset:
     play_again: tuple[str, ...]
     cover: tuple[str, ...]
     cover_draw: str
+    cover_match: str
     no_finish_on: tuple[str, ...]
     voluntary_draw: bool
     play_after_draw: str
     max_draws: int
     empty_stock: str
     multi_play: str
+    multi_play_any_suit: tuple[str, ...]
     jump_in: bool
     call_last_card: str | None
     call_last_wild: str | None

@@ -229,6 +229,11 @@ DELTA_COLUMNS: dict[str, tuple[str, ...]] = {
 """Counting-up integer columns stored DELTA_BINARY_PACKED (zstd does poorly on them)."""
 
 
+def writer_options(table: str) -> dict[str, Any]:
+    """The ``pq.ParquetWriter`` options of a table's files (zstd; delta-encoded counters)."""
+    return _writer_options(table)
+
+
 def _writer_options(table: str) -> dict[str, Any]:
     delta = DELTA_COLUMNS.get(table, ())
     if not delta:
@@ -750,6 +755,22 @@ class DatasetWriter:
         except OSError as exc:
             raise write_error(self.root, exc, str(self.root / target)) from exc
         self._written[target] = table
+
+    def new_file(self, table: str, ruleset: str, date: str) -> tuple[str, Path]:
+        """Register one more file of ``table`` in a partition, for the caller to write
+        (e.g. with ``pq.ParquetWriter(path, SCHEMAS[table], **writer_options(table))``);
+        :meth:`commit` publishes it with the others (``compact`` writes so).
+
+        Returns:
+            (relative path, where to write it now).
+        """
+        folder = partition_dir(table, ruleset, date)
+        k = sum(1 for r in self._written if r.startswith(f"{folder}/part-{self.id}-c"))
+        rel = f"{folder}/part-{self.id}-c{k}.parquet"
+        path = self.tmp / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._written[rel] = table
+        return rel, path
 
     def commit(self, record: Mapping[str, Any] | None = None) -> list[str]:
         """Close the files, move them into place and publish them in the manifest.

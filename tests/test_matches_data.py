@@ -27,7 +27,7 @@ from test_records import hand_games, write_log
 from typer.testing import CliRunner
 
 import maumau_log.cli.data_cmds  # noqa: F401  (registers the commands)
-from maumau_log import records
+from maumau_log import match_records
 from maumau_log.cli import app
 from maumau_log.events import Event, MatchEnd, RoundEnd, encode_event
 from maumau_log.records import ingest, load_match
@@ -374,7 +374,7 @@ def test_a_crash_while_recomputing_leaves_the_dataset_as_it_was(
         raise KeyboardInterrupt
 
     # round 1 makes the stored results file of rounds 2-3 be replaced; crash after that
-    monkeypatch.setattr(records, "_replace_matches", crash)
+    monkeypatch.setattr(match_records, "_replace_matches", crash)
     with pytest.raises(KeyboardInterrupt):
         ingest([_write(tmp_path / "first.jsonl", rounds[:1])], ds)
     after = {p: p.read_bytes() for p in ds.rglob("*") if p.is_file() and p.name != ".lock"}

@@ -1774,9 +1774,10 @@ def test_faraon_loser_dealt_the_full_hand_again_is_wrong_count() -> None:
 
 def test_faraon_previous_winner_starts_the_next_round() -> None:
     # RULES.md 8 "The winner of a round plays first in the next": b (left of dealer a) may
-    # not start.
+    # not start. PRESETS.md ruling 23: the wrong first player of a match round is
+    # wrong_starter (was wrong_player before ruling 23).
     ev = [*FR1, *fr2(first="b", b_hand=("10C",))]
-    assert replay_games(ev)[1] == ("wrong_player", 2)
+    assert replay_games(ev)[1] == ("wrong_starter", 2)
 
 
 def test_serbian_no_jump_in_while_a_cover_is_owed() -> None:

@@ -164,7 +164,7 @@ def test_interrupted_first_ingest_leaves_no_folder(
     def boom(self: object, *args: object) -> None:
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(records.RecordCollector, "flush", boom)
+    monkeypatch.setattr(store.DatasetWriter, "write", boom)
     with pytest.raises(RuntimeError):
         ingest([logs], tmp_path / "new")
     assert not (tmp_path / "new").exists()

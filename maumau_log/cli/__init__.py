@@ -10,6 +10,8 @@ query, analyze). Domain errors become exit codes only here:
   machine's or the data's faults: a full disk or file-size limit, a missing or damaged
   dataset file, a network or permission error (issue 15);
 - 3: an internal error (a bug: reported in one line, never a traceback);
+- 4: a shard failed (its worker died): reported with its file; the other shards' results
+  stand (an ingest stored them) and a re-run completes the work;
 - 130: interrupted (Ctrl-C).
 
 Data goes to stdout; messages, reports and progress bars to stderr.
@@ -30,6 +32,7 @@ EXIT_OK = 0
 EXIT_VIOLATIONS = 1
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3
+EXIT_SHARD_FAILED = 4
 
 app = typer.Typer(
     name="maumau-log",
@@ -195,18 +198,53 @@ def readable_metavars(command: Any) -> Any:
     return command
 
 
+_COMMAND_MODULES = {
+    "validate": "replay_cmds",
+    "simulate": "replay_cmds",
+    "rules": "replay_cmds",
+    "compare": "replay_cmds",
+    "ingest": "data_cmds",
+    "stats": "data_cmds",
+    "game": "data_cmds",
+    "match": "data_cmds",
+    "query": "data_cmds",
+    "analyze": "data_cmds",
+    "audit": "audit_cmds",
+    "import": "import_cmds",
+    "compact": "compact_cmds",
+    "verify": "verify_cmds",
+}
+"""The module that registers each command. :func:`main` imports only the one the command
+line names (the others load Polars, Arrow, SciPy: a second of start-up a short command
+should not pay); any other command line (``--help``, a command missing here, a typo) loads
+them all, so a command left out of this table still works, only slower to start."""
+
+_ALL_MODULES = (
+    "audit_cmds",
+    "compact_cmds",
+    "data_cmds",
+    "import_cmds",
+    "replay_cmds",
+    "verify_cmds",
+)
+
+
+def _register(argv: list[str]) -> None:
+    """Import the command modules the command line ``argv`` (without the program) needs."""
+    import importlib
+
+    name = argv[0] if argv else ""
+    wanted = _COMMAND_MODULES.get(name)
+    for module in (wanted,) if wanted else _ALL_MODULES:
+        importlib.import_module(f"{__name__}.{module}")
+
+
 def main() -> None:
     """Console-script entry point: run the app, turning any stray exception into exit 3."""
     import signal
 
     try:
-        from . import (  # noqa: F401  (register the commands)
-            audit_cmds,
-            data_cmds,
-            import_cmds,
-            replay_cmds,
-            verify_cmds,
-        )
+        _register(sys.argv[1:])  # the commands register themselves on ``app``
 
         # a library imported above may take SIGINT over; Ctrl-C must stop the command (and
         # an interrupted ingest leaves the dataset as it was)

@@ -28,13 +28,12 @@ from rich.text import Text
 from ..logfile import LogReadError
 from ..records import IngestSummary, StoredGame, StoredMatch, ingest, load_game, load_match
 from ..rules import RulesetError, find_preset
+from ..runners import Runner
 from ..sqlguard import BadQuery, QueryRefused, check_query
 from ..stats import STATS_BY, filter_matches, filter_results, match_stats, player_stats
 from ..store import DatasetError, scan, scan_all
 from . import (
-    EXIT_OK,
     EXIT_USAGE,
-    EXIT_VIOLATIONS,
     app,
     clean,
     dataset_read_error,
@@ -45,6 +44,7 @@ from . import (
     safe,
 )
 from .replay_cmds import RulesOpt, ValidationRun, load_rules_file, resolve_inputs
+from .run_opts import AddressOpt, EngineOpt, JobsOpt, make_runner, shard_progress
 from .tables import BOARD_COLUMNS, MATCH_BOARD_COLUMNS, BoardColumn, board_table, pick_columns
 
 DEFAULT_DATASET = Path("maumau-data")
@@ -204,6 +204,12 @@ def _print_ingest(summary: IngestSummary) -> None:
         err.print(f"[bold red]unreadable:[/] {safe(problem)}", highlight=False)
     for c in summary.conflicts[:50]:
         err.print(f"[bold red]conflict:[/] {safe(str(c))}", highlight=False)
+    for problem in summary.failed:
+        err.print(
+            f"[bold red]failed shard:[/] {safe(problem)} (its games are not stored; run the "
+            "same ingest again to add them)",
+            highlight=False,
+        )
     if len(summary.conflicts) > 50:
         err.print(f"... and {len(summary.conflicts) - 50} more conflicts")
     if summary.conflicts:
@@ -220,13 +226,21 @@ def _print_ingest(summary: IngestSummary) -> None:
 
 
 def _run_ingest(
-    paths: list[Path], dataset: Path, rules: Path | None, on_report: Any = None
+    paths: list[str],
+    dataset: Path,
+    rules: Path | None,
+    on_report: Any = None,
+    runner: Runner | None = None,
+    progress: bool = True,
+    uris: bool = False,
 ) -> IngestSummary:
     file_options = load_rules_file(rules)
-    files = resolve_inputs(paths)
+    files = resolve_inputs(paths, uris=uris)
     on_interrupt(f"interrupted; the dataset is as it was ({dataset} was not changed)")
     try:
-        return ingest(files, dataset, file_options, on_report=on_report)
+        with shard_progress(None, progress) as tick:
+            return ingest(files, dataset, file_options, on_report=on_report, runner=runner,
+                          on_shard=tick, on_plan=tick.planned)  # fmt: skip
     except (DatasetError, LogReadError, RulesetError) as exc:
         fail(str(exc))
 
@@ -247,7 +261,7 @@ def _match_board(
         lf = filter_matches(
             matches, ruleset=ruleset, player=player, since=since, include_invalid=include_invalid
         )
-        return match_stats(lf, player=player).collect()
+        return match_stats(lf, player=player).collect(engine="streaming")
     except (DatasetError, ValueError) as exc:
         fail(str(exc))
     except pl.exceptions.PolarsError as exc:
@@ -277,7 +291,7 @@ def _leaderboard(
             include_invalid=include_invalid,
             game_ids=game_ids,
         )
-        return player_stats(lf, by=by).collect()
+        return player_stats(lf, by=by).collect(engine="streaming")
     except (DatasetError, ValueError) as exc:
         fail(str(exc))
     except pl.exceptions.PolarsError as exc:
@@ -290,19 +304,30 @@ def _leaderboard(
 
 @app.command("ingest")
 def ingest_cmd(
-    paths: Annotated[list[Path], typer.Argument(help="Log files or directories.")],
+    paths: Annotated[
+        list[str],
+        typer.Argument(help="Log files or directories (with --engine ray also URIs: s3://...)."),
+    ],
     dataset: Annotated[
         Path, typer.Option("--out", "-o", help="The dataset folder (created when missing).")
     ],
     rules: RulesOpt = None,
+    jobs: JobsOpt = None,
+    engine: EngineOpt = "local",
+    address: AddressOpt = None,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar on stderr.")] = True,
 ) -> None:
     """Replay every game and add it to a Parquet dataset (valid or not).
 
     Games already stored are skipped; a stored game id met with other content is a conflict
     (reported, not stored). Exit 0 when every game read is valid, 1 when any is invalid or
-    conflicts, 2 for usage errors or unreadable input (then nothing is stored).
+    conflicts, 2 for usage errors or unreadable input (then nothing is stored), 4 when a
+    shard failed (the others are stored; run it again to add the rest).
     """
-    summary = _run_ingest(paths, dataset, rules)
+    runner = make_runner(engine, jobs, address)
+    summary = _run_ingest(
+        paths, dataset, rules, runner=runner, progress=progress, uris=engine == "ray"
+    )
     _print_ingest(summary)
     raise typer.Exit(summary.exit_code)
 
@@ -759,20 +784,29 @@ def query_cmd(
 
 @app.command("analyze")
 def analyze_cmd(
-    paths: Annotated[list[Path], typer.Argument(help="Log files or directories.")],
+    paths: Annotated[
+        list[str],
+        typer.Argument(help="Log files or directories (with --engine ray also URIs: s3://...)."),
+    ],
     dataset: Annotated[
         Path, typer.Option("--out", "-o", help="The dataset folder.")
     ] = DEFAULT_DATASET,
     rules: RulesOpt = None,
+    jobs: JobsOpt = None,
+    engine: EngineOpt = "local",
+    address: AddressOpt = None,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar on stderr.")] = True,
 ) -> None:
     """Validate, ingest and rank in one go: the violations, then the leaderboard.
 
     The leaderboard counts the valid games of the logs given (also those already stored).
     Exit 0 when every game is valid, 1 when any violation or conflict is found, 2 for usage
-    errors or unreadable input.
+    errors or unreadable input, 4 when a shard failed.
     """
+    runner = make_runner(engine, jobs, address)
     run = ValidationRun()
-    summary = _run_ingest(paths, dataset, rules, on_report=run.add)
+    summary = _run_ingest(paths, dataset, rules, on_report=run.add, runner=runner,
+                          progress=progress, uris=engine == "ray")  # fmt: skip
     run.print_report()
     _print_ingest(summary)
     df = _leaderboard(dataset, game_ids=summary.game_ids)
@@ -780,7 +814,7 @@ def analyze_cmd(
         _print_board(df, "Leaderboard (valid games)")
     else:
         err.print("no valid games to rank")
-    code = EXIT_VIOLATIONS if summary.exit_code else EXIT_OK
+    code = summary.exit_code
     raise typer.Exit(code)
 
 

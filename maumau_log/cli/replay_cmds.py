@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-import gzip
-import hashlib
 import json
 from collections import Counter
-from contextlib import nullcontext
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any, BinaryIO
+from typing import Annotated, Any
 
 import typer
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from ..events import Game, encode_event
-from ..logfile import LogReadError, expand_paths
-from ..replay import GameReport, Replayer
+from ..events import Game
+from ..logfile import LogReadError
 from ..rules import (
     PRESET_NAMES,
     UNSUPPORTED_PRESETS,
@@ -25,9 +21,13 @@ from ..rules import (
     read_ruleset_file,
     resolve,
 )
+from ..runners import Runner, ShardTask, local_results
 from ..schema import load_schema
+from ..shard import GameOutcome, ShardFailure, expand_inputs, is_uri, plan_shards
 from ..violations import Violation
-from . import EXIT_OK, EXIT_USAGE, EXIT_VIOLATIONS, app, err, fail, out, safe
+from . import EXIT_OK, EXIT_SHARD_FAILED, EXIT_USAGE, EXIT_VIOLATIONS, app, err, fail, out, safe
+from .output import open_out as _open_out
+from .run_opts import AddressOpt, EngineOpt, JobsOpt, make_runner, shard_progress
 
 RulesOpt = Annotated[
     Path | None,
@@ -50,42 +50,18 @@ def load_rules_file(path: Path | None) -> dict[str, Any] | None:
         fail(str(exc))
 
 
-def resolve_inputs(paths: list[Path]) -> list[Path]:
-    """Expand files and directories into log files, or exit 2 (missing path, no logs)."""
+def resolve_inputs(paths: Sequence[str | Path], uris: bool = False) -> list[str | Path]:
+    """Expand files and directories (and, with ``uris``, pyarrow filesystem URIs) into log
+    files, or exit 2 (missing path, no logs, a URI without a runner that reads it)."""
+    if not uris and any(is_uri(p) for p in paths):
+        fail("a URI input (" + next(str(p) for p in paths if is_uri(p)) + ") needs --engine ray")
     try:
-        files = expand_paths(paths)
+        files = expand_inputs(paths)
     except LogReadError as exc:
         fail(str(exc))
     if not files:
         fail("no log files found in " + ", ".join(str(p) for p in paths))
     return files
-
-
-class ContentHasher:
-    """A replay visitor that puts a digest of each game's accepted lines (and its
-    violation) into ``report.extra["content"]``, so ``validate`` can tell a game id used
-    twice for the same game from one used by two different games (issue 15, item 6)."""
-
-    def __init__(self) -> None:
-        self._h = hashlib.blake2b(digest_size=16)
-
-    def begin_game(self, report: GameReport) -> None:
-        """Start a new digest, with the header."""
-        self._h = hashlib.blake2b(digest_size=16)
-        if report.header is not None:
-            self._h.update(encode_event(report.header))
-
-    def event(self, report: GameReport, index: int, line: int, event: Any, raw: bytes) -> None:
-        """Add one accepted line."""
-        self._h.update(raw)
-        self._h.update(b"\n")
-
-    def end_game(self, report: GameReport) -> None:
-        """Finish: the lines, the event count and the first violation's code and place."""
-        v = report.violation
-        tail = f"{report.events}|{v.code if v else ''}|{v.event_index if v else ''}"
-        self._h.update(tail.encode())
-        report.extra["content"] = self._h.digest()
 
 
 class ValidationRun:
@@ -95,6 +71,7 @@ class ValidationRun:
         games, valid: counts of games replayed and valid.
         violations: every violation, in file order.
         unreadable: files that could not be opened (the run exits 2).
+        failed: shards that failed (a worker died; the run exits 4).
     """
 
     def __init__(self) -> None:
@@ -102,48 +79,43 @@ class ValidationRun:
         self.valid = 0
         self.violations: list[Violation] = []
         self.unreadable: list[str] = []
+        self.failed: list[str] = []
         self.partial: list[dict[str, Any]] = []
         self._ids: Counter[str] = Counter()
-        self._content: dict[str, dict[bytes, str]] = {}  # game_id -> content -> first place
+        self._content: dict[str, dict[int, str]] = {}  # game_id -> content -> first place
 
-    def run(self, replayer: Replayer, files: list[Path], progress: bool = True) -> None:
-        """Replay ``files``; a file that cannot be opened is noted, the others go on."""
-        show = progress and err.is_terminal
-        bar = (
-            Progress(
-                TextColumn("{task.description}"),
-                BarColumn(),
-                TextColumn("{task.completed}/{task.total} files, {task.fields[games]} games"),
-                TimeElapsedColumn(),
-                console=err,
-                transient=True,
-            )
-            if show
-            else nullcontext()
-        )
-        with bar as prog:
-            task = prog.add_task("replaying", total=len(files), games=0) if prog else None
-            for f in files:
-                try:
-                    for report in replayer.replay_file(f):
-                        self.add(report)
-                        if prog is not None and task is not None and self.games % 500 == 0:
-                            prog.update(task, games=self.games)
-                except LogReadError as exc:
-                    self.unreadable.append(str(exc))
-                if prog is not None and task is not None:
-                    prog.update(task, advance=1, games=self.games)
+    def run(
+        self,
+        file_options: dict[str, Any] | None,
+        files: Sequence[str | Path],
+        progress: bool = True,
+        runner: Runner | None = None,
+    ) -> None:
+        """Replay ``files`` shard by shard (:mod:`maumau_log.shard`) on ``runner`` (default:
+        this process); a file that cannot be opened is noted, the others go on."""
+        shards = plan_shards(files)
+        task = ShardTask(file_options)
+        results = runner(shards, task) if runner is not None else local_results(shards, task, 1)
+        with shard_progress(len(shards), progress) as tick:
+            for res in results:
+                if isinstance(res, ShardFailure):
+                    self.failed.append(str(res))
+                elif res.unreadable is not None:
+                    self.unreadable.append(str(res.unreadable))
+                else:
+                    for g in res.games:
+                        self.add(g)
+                tick(res)
 
-    def add(self, report: GameReport) -> None:
-        """Count one game's report."""
-        if report.game_id is not None or report.header is not None or not report.valid:
+    def add(self, report: GameOutcome) -> None:
+        """Count one game's outcome."""
+        if report.game_id is not None or report.has_header or not report.valid:
             self.games += 1
         if report.game_id is not None:
             self._ids[report.game_id] += 1
-            digest = report.extra.get("content")
-            if isinstance(digest, bytes):
+            if report.content_hash is not None:
                 seen = self._content.setdefault(report.game_id, {})
-                seen.setdefault(digest, f"{report.file}:{report.line}")
+                seen.setdefault(report.content_hash, f"{report.file}:{report.line}")
         if report.valid:
             self.valid += 1
         elif report.violation is not None:
@@ -171,9 +143,11 @@ class ValidationRun:
 
     @property
     def exit_code(self) -> int:
-        """2 when a file was unreadable and no game was read; 1 when a violation was found,
-        a game id is used by games with different content, or a file was unreadable beside
-        games that were read; else 0 (issue 15)."""
+        """4 when a shard failed; 2 when a file was unreadable and no game was read; 1 when
+        a violation was found, a game id is used by games with different content, or a file
+        was unreadable beside games that were read; else 0 (issue 15)."""
+        if self.failed:
+            return EXIT_SHARD_FAILED
         if self.unreadable and not self.games:
             return EXIT_USAGE
         faults = self.violations or self.unreadable or self.conflicting_ids
@@ -187,6 +161,7 @@ class ValidationRun:
             "invalid": self.games - self.valid,
             "violations": [v.to_dict() for v in self.violations],
             "unreadable": self.unreadable,
+            "failed_shards": self.failed,
             "partial": self.partial,
             "duplicate_game_ids": self.duplicate_ids,
             "conflicting_game_ids": self.conflicting_ids,
@@ -236,8 +211,10 @@ class ValidationRun:
             )
         for problem in self.unreadable:
             err.print(f"[bold red]unreadable:[/] {safe(problem)}", highlight=False)
-        clean_run = not self.violations and not self.unreadable and not self.conflicting_ids
-        colour = "green" if clean_run else "red"
+        for problem in self.failed:
+            err.print(f"[bold red]failed shard:[/] {safe(problem)}", highlight=False)
+        bad = self.violations or self.unreadable or self.failed or self.conflicting_ids
+        colour = "red" if bad else "green"
         err.print(
             f"[bold {colour}]{self.games} games: {self.valid} valid, "
             f"{self.games - self.valid} invalid[/]"
@@ -246,26 +223,29 @@ class ValidationRun:
 
 @app.command()
 def validate(
-    paths: Annotated[list[Path], typer.Argument(help="Log files or directories.")],
+    paths: Annotated[
+        list[str],
+        typer.Argument(help="Log files or directories (with --engine ray also URIs: s3://...)."),
+    ],
     rules: RulesOpt = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print one JSON document on stdout.")
     ] = False,
     progress: Annotated[bool, typer.Option(help="Show a progress bar on stderr.")] = True,
+    jobs: JobsOpt = None,
+    engine: EngineOpt = "local",
+    address: AddressOpt = None,
 ) -> None:
     """Replay every game and report each violation with its place and the rule broken.
 
     Exit 0 when every game is valid, 1 when any violation is found, 2 for usage errors or
-    unreadable input.
+    unreadable input, 4 when a shard failed (a worker died).
     """
     file_options = load_rules_file(rules)
-    files = resolve_inputs(paths)
+    files = resolve_inputs(paths, uris=engine == "ray")
+    runner = make_runner(engine, jobs, address)
     run = ValidationRun()
-    run.run(
-        Replayer(file_options, visitors=[ContentHasher()]),
-        files,
-        progress=progress and not as_json,
-    )
+    run.run(file_options, files, progress=progress and not as_json, runner=runner)
     if as_json:
         out.print_json(json.dumps(run.as_json()))
     else:
@@ -326,33 +306,6 @@ def simulate(
     except OSError as exc:
         fail(f"{out_file}: cannot write: {exc.strerror}")
     err.print(f"wrote {n_games} games, {n_events} events to {out_file}")
-
-
-def _open_out(path: Path) -> Any:
-    name = path.name
-    if name.endswith(".gz"):
-        raw = open(path, "wb")  # noqa: SIM115 - closed by the GzipFile wrapper below
-        return _Closing(gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename=""), raw)
-    if name.endswith(".zst"):
-        import zstandard
-
-        raw = open(path, "wb")  # noqa: SIM115
-        return _Closing(zstandard.ZstdCompressor(level=10).stream_writer(raw), raw)
-    return open(path, "wb")
-
-
-class _Closing:
-    """Close a compressing writer, then the file under it."""
-
-    def __init__(self, writer: Any, raw: BinaryIO) -> None:
-        self.writer, self.raw = writer, raw
-
-    def __enter__(self) -> Any:
-        return self.writer
-
-    def __exit__(self, *exc: object) -> None:
-        self.writer.close()
-        self.raw.close()
 
 
 @app.command("rules")

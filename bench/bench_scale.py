@@ -1,0 +1,148 @@
+"""Scale benchmark (issue 11): --jobs 1 vs --jobs 2, Ray local, stats and audit at 10^5+ games.
+
+Simulates the games in parallel (one seeded file per worker, several presets), then runs each
+command as a whole process the way a user runs it (``python -m maumau_log ...``) and measures
+its wall time and the peak RSS of its largest process (``os.wait4`` rusage: the command and
+the workers it waited for), then the dataset's bytes per game.
+
+    python bench/bench_scale.py                 # 10^5 games
+    python bench/bench_scale.py --games 1000000 # 10^6 games
+    python bench/bench_scale.py --games 5000 --no-ray   # a quick check
+
+Targets (issue 11): validate and ingest --jobs 2 at least 1.8x the events/s of --jobs 1 on a
+2-core machine; --engine ray local within 1.3x the time of --jobs 2 at 10^5 games; audit and
+stats over 10^6 games under 2 GiB peak RSS, audit under 60 s, stats under 1 s. A machine
+shared with other work makes every figure noisy: compare the ratios of one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+PRESETS = ("standard", "classic", "online", "prsi", "crazy-eights")
+
+
+def _simulate(args: tuple[Path, int, int]) -> tuple[int, int]:
+    from maumau_log.sim import simulate, write_games
+
+    path, games, seed = args
+    with open(path, "wb") as fh:
+        total = (0, 0)
+        per = max(1, games // len(PRESETS))
+        left = games
+        for i, preset in enumerate(PRESETS):
+            n = per if i < len(PRESETS) - 1 else left
+            left -= n
+            g, e = write_games(
+                simulate(preset, 2 + (seed + i) % 3, n, seed=seed * 100 + i, id_prefix=preset), fh
+            )
+            total = (total[0] + g, total[1] + e)
+    return total
+
+
+def simulate_logs(folder: Path, games: int, files: int, jobs: int) -> tuple[int, int]:
+    """Write ``games`` games into ``files`` logs, in parallel; (games, events) written."""
+    folder.mkdir(parents=True, exist_ok=True)
+    per = games // files
+    tasks = [
+        (folder / f"part-{k:03d}.jsonl", per if k < files - 1 else games - per * (files - 1), k + 1)
+        for k in range(files)
+    ]
+    with ProcessPoolExecutor(jobs) as pool:
+        done = list(pool.map(_simulate, tasks))
+    return sum(g for g, _ in done), sum(e for _, e in done)
+
+
+def run(cmd: list[str]) -> tuple[float, float, int]:
+    """Run the CLI; (seconds, peak RSS in MiB of its largest process, exit code)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "maumau_log", *cmd],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stderr is not None
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode not in (0, 1):
+        print(err.decode(errors="replace")[-2000:], file=sys.stderr)
+    return seconds, usage.ru_maxrss / 1024, proc.returncode
+
+
+def dir_bytes(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*.parquet"))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=100_000)
+    ap.add_argument("--files", type=int, default=8, help="log files (shards of the input)")
+    ap.add_argument("--no-ray", action="store_true", help="skip --engine ray")
+    ap.add_argument("--no-audit", action="store_true", help="skip the audit")
+    ap.add_argument("--keep", type=Path, default=None, help="work in this folder and keep it")
+    args = ap.parse_args()
+    work = args.keep or Path(tempfile.mkdtemp(prefix="bench-scale-"))
+    logs, ds1, ds2, dsr = work / "logs", work / "ds1", work / "ds2", work / "dsray"
+    results: dict[str, object] = {"games": args.games, "cores": len(os.sched_getaffinity(0))}
+    try:
+        t0 = time.perf_counter()
+        if not logs.exists():
+            games, events = simulate_logs(logs, args.games, args.files, 2)
+        else:
+            games, events = args.games, 0
+        results["simulate_s"] = round(time.perf_counter() - t0, 1)
+        if not events:  # logs kept from a previous run
+            events = sum(f.read_bytes().count(b"\n") for f in logs.glob("*.jsonl"))
+        results["events"] = events
+        print(f"{games:,} games, {events:,} events in {results['simulate_s']} s", flush=True)
+
+        def measure(name: str, cmd: list[str]) -> float:
+            s, rss, code = run(cmd)
+            results[name] = {"s": round(s, 2), "rss_mib": round(rss), "exit": code,
+                             "events_per_s": round(events / s)}  # fmt: skip
+            print(f"{name:<22} {s:8.2f} s  {events / s:>12,.0f} events/s  peak RSS "
+                  f"{rss:7.0f} MiB  exit {code}", flush=True)  # fmt: skip
+            return s
+
+        v1 = measure("validate_jobs1", ["validate", str(logs), "--jobs", "1", "--no-progress"])
+        v2 = measure("validate_jobs2", ["validate", str(logs), "--jobs", "2", "--no-progress"])
+        results["validate_speedup"] = round(v1 / v2, 2)
+        for ds in (ds1, ds2, dsr):
+            shutil.rmtree(ds, ignore_errors=True)
+        i1 = measure("ingest_jobs1", ["ingest", str(logs), "-o", str(ds1), "--jobs", "1",
+                                      "--no-progress"])  # fmt: skip
+        i2 = measure("ingest_jobs2", ["ingest", str(logs), "-o", str(ds2), "--jobs", "2",
+                                      "--no-progress"])  # fmt: skip
+        results["ingest_speedup"] = round(i1 / i2, 2)
+        if not args.no_ray:
+            r = measure("ingest_ray_local", ["ingest", str(logs), "-o", str(dsr), "--engine",
+                                             "ray", "--jobs", "2", "--no-progress"])  # fmt: skip
+            results["ray_over_jobs2"] = round(r / i2, 2)
+        results["bytes_per_game"] = round(dir_bytes(ds2) / games)
+        measure("stats", ["stats", str(ds2), "--format", "csv"])
+        if not args.no_audit:
+            measure("audit", ["audit", str(ds2), "--format", "json"])
+        print(json.dumps(results, indent=1))
+    finally:
+        if args.keep is None:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,112 @@
+"""Options shared by the commands that replay (``--jobs``, ``--engine``, ``--address``) and
+their progress bar (issue 11)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+from ..runners import Outcome, Runner, ShardTask, default_jobs, local_results
+from ..shard import Shard, ShardFailure
+from . import err, fail
+
+JobsOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--jobs",
+        "-j",
+        min=1,
+        help="Worker processes (default: the cores this process may use). Results are the "
+        "same for any number.",
+        show_default=False,
+    ),
+]
+EngineOpt = Annotated[
+    str,
+    typer.Option(
+        "--engine",
+        help="local (this machine's cores) or ray (a Ray cluster; needs maumau-log[ray]).",
+    ),
+]
+AddressOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--address",
+        help="The Ray cluster to use (default: RAY_ADDRESS, else a local Ray).",
+        show_default=False,
+    ),
+]
+
+ENGINES = ("local", "ray")
+
+
+def make_runner(engine: str, jobs: int | None, address: str | None) -> Runner:
+    """The runner for ``--engine``/``--jobs``/``--address``, or exit 2 (unknown engine, Ray
+    not installed)."""
+    if engine not in ENGINES:
+        fail(f"--engine must be one of {', '.join(ENGINES)}, not {engine!r}")
+    if engine == "ray":
+        try:
+            from ..ray_runner import ray_runner
+
+            return ray_runner(address=address, num_cpus=jobs)
+        except ImportError:
+            fail("--engine ray needs Ray: pip install 'maumau-log[ray]'")
+    n = jobs if jobs is not None else default_jobs()
+
+    def run(shards: Sequence[Shard], task: ShardTask) -> Iterator[Outcome]:
+        return local_results(shards, task, n)
+
+    return run
+
+
+@contextmanager
+def shard_progress(shards: int | None, show: bool) -> Iterator[ShardCounter]:
+    """A progress bar of shards, games and events (stderr, terminals only); ``shards``
+    None until :meth:`ShardCounter.planned` says."""
+    counter = ShardCounter()
+    if not show or not err.is_terminal:
+        yield counter
+        return
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn(
+            "{task.completed}/{task.total} shards, {task.fields[games]:,} games, "
+            "{task.fields[events]:,} events"
+        ),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+    ) as prog:
+        task = prog.add_task("replaying", total=shards, games=0, events=0)
+        counter.bar = (prog, task)
+        yield counter
+
+
+class ShardCounter:
+    """Counts merged shards for the bar (:func:`shard_progress`)."""
+
+    def __init__(self) -> None:
+        self.games = 0
+        self.events = 0
+        self.bar: tuple[Progress, object] | None = None
+
+    def planned(self, shards: int) -> None:
+        """The number of shards is known."""
+        if self.bar is not None:
+            prog, task = self.bar
+            prog.update(task, total=shards)  # type: ignore[arg-type]
+
+    def __call__(self, res: Outcome) -> None:
+        """One shard merged."""
+        if not isinstance(res, ShardFailure):
+            self.games += len(res.games)
+            self.events += res.events
+        if self.bar is not None:
+            prog, task = self.bar
+            prog.update(task, advance=1, games=self.games, events=self.events)  # type: ignore[arg-type]

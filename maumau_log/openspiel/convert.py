@@ -1,0 +1,339 @@
+"""The conversion of a replayed OpenSpiel game into canonical log events (FORMAT.md events
+``game``, ``deal``, ``play``, ``suit``, ``draw``, ``pass``, ``reshuffle``, ``abandon``,
+``round_end``; preset ``crazy-eights``, RULES.md section 12).
+
+A game becomes one log game: the header (``ruleset: "crazy-eights"``, players ``p0`` ..
+``p{n-1}`` = OpenSpiel's player ids, in OpenSpiel's order of play, the dealer, and the game
+parameters as options), the deal, one event per player action (a draw action and the
+chance cards it takes are one ``draw`` event; a draw of a pending sum that a reshuffle
+splits is two), a ``reshuffle`` event where OpenSpiel reshuffles, and ``round_end`` with the
+winner, every hand and OpenSpiel's returns: by default (``returns="field"``) only in the
+extra field ``openspiel_returns``, which ``validate`` ignores, so a correct game validates
+clean; with ``returns="scores"`` also as ``round_end.scores``, which ``validate`` checks
+against the documented rule (PRESETS.md ruling 13, scoring ``hand_penalty``): the audit of
+OpenSpiel's own scoring, whose card id + 2 charge it reports as ``wrong_score``.
+
+The stock order: OpenSpiel keeps the stock as a multiset and draws a card by a chance action,
+so a history fixes the order of only the cards that are drawn. ``deal.stock`` (and each
+``reshuffle.stock``) lists the cards in the order the later draws take them, then the cards
+never drawn in canonical order (card id order: 2C 2D 2H 2S 3C ...). Every draw is then
+checked against the stock top. Starters that were 8s go back into the stock (OpenSpiel
+puts them back and turns again); they are listed in ``game.meta.openspiel_redealt``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from ..events import FORMAT_VERSION
+from .actions import CARD_CODES, CHANCE, EIGHT_RANK, NUM_CARDS, SUITS
+from .errors import OpenSpielImportError
+from .params import GameParams, parse_game_string
+from .port import CrazyEightsState
+from .sources import SourceGame
+
+RETURNS_MODES = ("field", "scores")
+"""Where OpenSpiel's returns go: ``"field"`` (default) only ``round_end.openspiel_returns``;
+``"scores"`` also ``round_end.scores``."""
+
+
+class _Segment:
+    """One run of the stock: after the deal, or after a reshuffle (a multiset of card ids),
+    the cards drawn from it in order, and the event's list to fill with the stock order."""
+
+    __slots__ = ("cards", "drawn", "target")
+
+    def __init__(self, cards: Counter[int], target: list[str]) -> None:
+        self.cards = cards
+        self.drawn: list[int] = []
+        self.target = target
+
+    def fill(self) -> None:
+        """Write the stock order: the cards drawn, then the others in card id order."""
+        rest = self.cards - Counter(self.drawn)
+        self.target.extend(CARD_CODES[c] for c in self.drawn)
+        self.target.extend(CARD_CODES[c] for c in sorted(rest.elements()))
+
+
+def history_to_events(
+    params: GameParams,
+    history: list[int],
+    game_id: str = "openspiel-1",
+    returns: str = "field",
+    partial: bool = False,
+    meta: dict[str, Any] | None = None,
+) -> list[dict[str, Any]]:
+    """Convert one OpenSpiel ``crazy_eights`` history into log events (dicts, log order).
+
+    Args:
+        params: the game parameters.
+        history: the action ids, chance actions included, from the dealer choice on.
+        game_id: the header's ``game_id``.
+        returns: ``"field"`` (default) keeps OpenSpiel's returns only as the extra field
+            ``round_end.openspiel_returns``, which the validator ignores; ``"scores"`` also
+            writes them as ``round_end.scores``, for the validator to check (the audit of
+            OpenSpiel's scoring).
+        partial: a history that stops before the game is over ends with ``abandon`` and a
+            ``round_end`` with no winner instead of being refused.
+        meta: extra entries for ``game.meta``.
+    Returns:
+        The events, header first.
+    Raises:
+        OpenSpielImportError: an illegal action (:class:`IllegalAction`, ``action_index``
+            set), an empty or unfinished history (unless ``partial``).
+        ValueError: ``returns`` is not ``"field"`` or ``"scores"``.
+    """
+    if returns not in RETURNS_MODES:
+        raise ValueError(f"returns must be 'field' or 'scores', not {returns!r}")
+    state = CrazyEightsState(params)
+    state.apply_all(history)
+    if not state.history:
+        raise OpenSpielImportError("the history is empty")
+    if not state.is_terminal() and not partial:
+        who = state.current_player()
+        raise OpenSpielImportError(
+            f"the history ends after {len(history)} actions before the game is over "
+            f"({'a chance node' if who == CHANCE else f'player {who} to act'}); "
+            "use --partial to import it as an abandoned round",
+            action_index=len(history),
+        )
+    return events_from_trace(state, game_id, returns, meta)[0]
+
+
+def events_from_trace(
+    state: CrazyEightsState, game_id: str, returns: str, meta: dict[str, Any] | None
+) -> tuple[list[dict[str, Any]], list[int | None]]:
+    """The events of a replayed port, and for each event the index of the player action
+    that made it (None for the header, deal, reshuffles, a draw's continuation after a
+    reshuffle, and the end).
+
+    Args:
+        state: a port that has applied the history (its ``trace``).
+        game_id: the header's ``game_id``.
+        returns: ``"field"`` or ``"scores"`` (see :func:`history_to_events`).
+        meta: extra entries for ``game.meta``, or None.
+    Returns:
+        ``(events, origins)``, two lists of the same length.
+    Raises:
+        OpenSpielImportError: the history ends before the starter card is turned.
+    """
+    n = state.n
+    names = [f"p{i}" for i in range(n)]
+    codes = CARD_CODES
+    events: list[dict[str, Any]] = []
+    origins: list[int | None] = []
+    hands: list[list[str]] = [[] for _ in range(n)]
+    redealt: list[str] = []
+    starter: str | None = None
+    segments: list[_Segment] = []
+    drawn: list[int] = []  # the current stock segment's drawn cards
+    held: list[dict[str, Any]] = []  # a reshuffle waiting for the suit of the 8 just played
+    awaiting_suit = False
+    open_draw: dict[str, Any] | None = None
+    header: dict[str, Any] = {
+        "type": "game",
+        "format": FORMAT_VERSION,
+        "game_id": game_id,
+        "ruleset": "crazy-eights",
+        "options": state.params.options(),
+        "players": names,
+        "dealer": names[state.dealer] if state.dealer >= 0 else None,
+        "meta": {"source": "openspiel", "openspiel_game": state.params.game_string()},
+    }
+    if meta:
+        header["meta"].update(meta)
+    events.append(header)
+    origins.append(None)
+    add = events.append
+    mark = origins.append
+
+    for entry in state.trace:
+        kind = entry[0]
+        if kind == "play":
+            open_draw = None
+            add({"type": "play", "player": names[entry[1]], "cards": [codes[entry[2]]]})
+            mark(entry[3])
+            awaiting_suit = entry[2] >> 2 == EIGHT_RANK
+        elif kind == "drawn":
+            assert open_draw is not None
+            open_draw["cards"].append(codes[entry[2]])
+            drawn.append(entry[2])
+        elif kind == "draw":
+            reason = "effect" if entry[2] else ("voluntary" if entry[3] else "no_play")
+            open_draw = {"type": "draw", "player": names[entry[1]], "cards": [], "reason": reason}
+            add(open_draw)
+            mark(entry[4])
+        elif kind == "pass":
+            open_draw = None
+            add({"type": "pass", "player": names[entry[1]]})
+            mark(entry[2])
+        elif kind == "suit":
+            add({"type": "suit", "player": names[entry[1]], "suit": SUITS[entry[2]]})
+            mark(entry[3])
+            awaiting_suit = False
+            for ev in held:
+                add(ev)
+                mark(None)
+            held = []
+        elif kind == "deal":
+            hands[entry[1]].append(codes[entry[2]])
+        elif kind == "starter_back":
+            redealt.append(codes[entry[1]])
+        elif kind == "starter":
+            starter = codes[entry[1]]
+            # the stock after the deal: the pack less the hands and the starter
+            pack = Counter(dict.fromkeys(range(NUM_CARDS), state.decks))
+            for h in hands:
+                pack.subtract(_ids(h))
+            pack[entry[1]] -= 1
+            deal: dict[str, Any] = {
+                "type": "deal",
+                "hands": {names[p]: list(hands[p]) for p in range(n)},
+                "starter": starter,
+                "stock": [],
+            }
+            seg = _Segment(+pack, deal["stock"])
+            drawn = seg.drawn
+            segments.append(seg)
+            add(deal)
+            mark(None)
+        elif kind == "reshuffle":
+            cards, over = entry[1], entry[2]
+            if not cards or over:
+                continue  # nothing to reshuffle (the log needs none), or after the end
+            seg = _Segment(Counter(cards), [])
+            drawn = seg.drawn
+            segments.append(seg)
+            ev = {"type": "reshuffle", "stock": seg.target}
+            if open_draw is not None and open_draw["cards"]:
+                # the next cards of this draw come after the reshuffle: a new draw event
+                open_draw = dict(open_draw, cards=[])
+                add(ev)
+                mark(None)
+                add(open_draw)
+                mark(None)
+            elif awaiting_suit:
+                held.append(ev)
+            else:
+                add(ev)
+                mark(None)
+    if starter is None:
+        raise OpenSpielImportError("the history ends before the starter card is turned")
+    # drop a draw event left empty (a split that took nothing after the reshuffle, or a
+    # draw at the end of a partial history)
+    if any(e["type"] == "draw" and not e["cards"] for e in events):
+        keep = [not (e["type"] == "draw" and not e["cards"]) for e in events]
+        events = [e for e, k in zip(events, keep, strict=True) if k]
+        origins = [o for o, k in zip(origins, keep, strict=True) if k]
+    for s in segments:
+        s.fill()
+    if redealt:
+        header["meta"]["openspiel_redealt"] = redealt
+    final = [[codes[c] for c in range(NUM_CARDS) for _ in range(h[c])] for h in state.hands]
+    hands_at_end = {names[p]: final[p] for p in range(n)}
+    if not state.is_terminal():
+        events.append({"type": "abandon", "reason": "the OpenSpiel history ends here"})
+        events.append({"type": "round_end", "winner": None, "hands": hands_at_end})
+        origins += [None, None]
+        return events, origins
+    winners = [names[p] for p in range(n) if not final[p]]
+    end: dict[str, Any] = {
+        "type": "round_end",
+        "winner": winners[0] if winners else None,
+        "hands": hands_at_end,
+    }
+    rets = {names[p]: _num(state.returns[p]) for p in range(n)}
+    if returns == "scores":
+        end["scores"] = rets
+    end["openspiel_returns"] = rets
+    events.append(end)
+    origins.append(None)
+    return events, origins
+
+
+_events_from_trace = events_from_trace  # the name the tests and older callers use
+
+
+def _ids(codes: list[str]) -> Counter[int]:
+    return Counter(_CODE_TO_ID[c] for c in codes)
+
+
+def _num(x: float) -> int | float:
+    return int(x) if float(x).is_integer() else x
+
+
+_CODE_TO_ID = {code: c for c, code in enumerate(CARD_CODES)}
+
+
+def convert_source(
+    src: SourceGame,
+    file: str,
+    returns: str = "field",
+    partial: bool = False,
+) -> list[dict[str, Any]]:
+    """Decode one :class:`~maumau_log.openspiel.sources.SourceGame` into log events.
+
+    Args:
+        src: the game as read from its file.
+        file: the file's name as given (for the error's place, ``meta.openspiel_file`` and
+            the default game id ``<file stem>-<game number>``).
+        returns: ``"field"`` (default) or ``"scores"`` (see :func:`history_to_events`).
+        partial: import an unfinished history as an abandoned round.
+    Returns:
+        The events, header first.
+    Raises:
+        OpenSpielImportError: located at the file, the game and (for an action) its line
+            and index.
+    """
+    stem = Path(file).name.split(".")[0] or "openspiel"
+    gid = src.game_id or f"{stem}-{src.number}"
+    try:
+        params = parse_game_string(src.game)
+        return history_to_events(
+            params, src.history, gid, returns, partial,
+            meta={"openspiel_file": Path(file).name, "openspiel_game_number": src.number},
+        )  # fmt: skip
+    except OpenSpielImportError as exc:
+        line = src.line
+        if exc.action_index is not None and exc.action_index < len(src.lines):
+            line = src.lines[exc.action_index]
+        elif exc.action_index is not None and src.lines:
+            line = src.lines[-1]
+        raise exc.located(file, line, src.number) from None
+
+
+_encoder = msgspec.json.Encoder()
+
+
+def encode_event(event: dict[str, Any]) -> bytes:
+    """One event as a compact JSON line in UTF-8, without the newline (keys in the dict's
+    order, ``type`` first, as the log writer does; the same bytes as :func:`dumps_event`).
+
+    Raises:
+        UnicodeEncodeError: a text in the event is not valid Unicode (a lone surrogate from
+            a JSON ``\\ud800`` escape in the input).
+    """
+    return _encoder.encode(event)
+
+
+def encode_game(events: list[dict[str, Any]]) -> bytes:
+    """A game's events as JSON lines, each ending in a newline (see :func:`encode_event`).
+
+    Raises:
+        UnicodeEncodeError: as :func:`encode_event`.
+    """
+    enc = _encoder.encode
+    return b"".join([enc(e) + b"\n" for e in events])
+
+
+def dumps_event(event: dict[str, Any]) -> str:
+    """One event as a compact JSON line (``type`` first, as the log writer does).
+
+    Raises:
+        UnicodeEncodeError: as :func:`encode_event`.
+    """
+    return _encoder.encode(event).decode("utf-8")

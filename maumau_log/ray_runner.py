@@ -1,0 +1,256 @@
+"""The Ray runner (``--engine ray``, the optional extra ``maumau-log[ray]``; issue 11).
+
+Ray Data reads the inputs as binary files (``ray.data.read_binary_files``: every node must
+see the paths, e.g. a shared filesystem, or they are pyarrow filesystem URIs such as
+``s3://bucket/logs/``), and ``map_batches`` runs the shard function
+(:func:`maumau_log.shard.run_shard`) on each file's bytes (a file is one shard: give a wide
+cluster many files), one file per batch, with
+``batch_format="pyarrow"``: the rows come back as Arrow IPC streams, one output row per
+(shard, partition), so the tables stay Arrow from the worker to the writer. This process
+then merges the shards in input order exactly as the local runner does
+(:func:`maumau_log.runners.merge_order`) and writes them through the same
+:class:`~maumau_log.store.DatasetWriter`, so the dataset is the same hive-partitioned
+tables, published the same crash-safe way. (A match whose rounds lie in several files is
+replayed again here with its state, as locally: this process must be able to read such
+files too.)
+
+A shard whose function fails comes back as a :class:`~maumau_log.shard.ShardFailure` with
+its file and the error; when Ray itself gives up (a node lost after its retries), every
+shard not yet received is reported failed with Ray's error, never dropped silently.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import pyarrow as pa
+
+from .runners import Outcome, Runner, ShardTask, default_jobs, merge_order
+from .shard import Shard, ShardFailure, ShardResult
+from .store import TABLES
+
+_TABLE_COLUMNS = tuple(f"t_{name}" for name in TABLES)
+_OUT_SCHEMA = pa.schema(
+    [
+        ("file", pa.int64()),
+        ("shard", pa.int64()),
+        ("ruleset", pa.string()),
+        ("date", pa.string()),
+        ("meta", pa.large_binary()),
+        *[(c, pa.large_binary()) for c in _TABLE_COLUMNS],
+    ]
+)
+
+
+def _ipc(table: pa.Table | None) -> bytes | None:
+    if table is None or table.num_rows == 0:
+        return None
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as w:
+        w.write_table(table)
+    return sink.getvalue().to_pybytes()
+
+
+def _from_ipc(data: bytes | None) -> pa.Table | None:
+    if data is None:
+        return None
+    return pa.ipc.open_stream(pa.py_buffer(data)).read_all()
+
+
+def _local_path(path: str) -> str:
+    return os.path.realpath(path) if "://" not in path else path
+
+
+class _ReplayBatch:
+    """The ``map_batches`` function: a batch of files (bytes, path) to the shard rows."""
+
+    def __init__(self, task: ShardTask, by_path: dict[str, tuple[int, list[Shard]]]) -> None:
+        self.task = task
+        self.by_path = by_path
+
+    def __call__(self, batch: pa.Table) -> pa.Table:
+        rows: dict[str, list[Any]] = {n: [] for n in _OUT_SCHEMA.names}
+        for data, path in zip(
+            batch.column("bytes").to_pylist(), batch.column("path").to_pylist(), strict=True
+        ):
+            file_no, shards = self._find(path)
+            for s in shards:  # one shard per file (see ray_runner)
+                try:
+                    res = self.task(Shard(s.index, s.path, data=data))
+                except Exception as exc:  # never lose a shard
+                    res = ShardFailure(s, f"{type(exc).__name__}: {exc}")
+                self._add(rows, file_no, s, res)
+        return pa.Table.from_pydict(rows, schema=_OUT_SCHEMA)
+
+    def _find(self, path: str) -> tuple[int, list[Shard]]:
+        for key in (path, _local_path(path), "/" + path.lstrip("/")):
+            if key in self.by_path:
+                return self.by_path[key]
+        for key, value in self.by_path.items():  # a URI: Ray reports it without the scheme
+            if key.endswith("://" + path) or key.split("://", 1)[-1] == path:
+                return value
+        raise KeyError(f"Ray read a file the input does not list: {path}")
+
+    @staticmethod
+    def _add(rows: dict[str, list[Any]], file_no: int, s: Shard, res: Outcome) -> None:
+        parts = res.tables if isinstance(res, ShardResult) else {}
+        if isinstance(res, ShardResult):
+            res.tables = {}
+        keys = list(parts) or [("", "")]
+        for k, (ruleset, date) in enumerate(keys):
+            rows["file"].append(file_no)
+            rows["shard"].append(s.index)
+            rows["ruleset"].append(ruleset)
+            rows["date"].append(date)
+            rows["meta"].append(pickle.dumps(res) if k == 0 else None)
+            tables = parts.get((ruleset, date), {})
+            for name, col in zip(TABLES, _TABLE_COLUMNS, strict=True):
+                rows[col].append(_ipc(tables.get(name)))
+
+
+def _init(address: str | None, num_cpus: int | None) -> None:
+    import logging
+
+    import ray
+
+    for name in ("ray", "ray.data"):  # Ray's progress lines would drown our report
+        logging.getLogger(name).setLevel(logging.WARNING)
+    if ray.is_initialized():
+        return
+    address = address or os.environ.get("RAY_ADDRESS") or None
+    if address is None:
+        ray.init(
+            num_cpus=num_cpus or default_jobs(),
+            include_dashboard=False,
+            log_to_driver=False,
+            configure_logging=False,
+        )
+    else:
+        ray.init(address=address, log_to_driver=False, configure_logging=False)
+
+
+def ray_results(
+    shards: Sequence[Shard],
+    task: ShardTask,
+    address: str | None = None,
+    num_cpus: int | None = None,
+) -> Iterator[Outcome]:
+    """Run the shards on Ray; yield their results in shard order (not yet merged).
+
+    Args:
+        shards: whole-file shards, one per file (``start`` 0, ``end`` None).
+        task: the shard function's arguments.
+        address: a running cluster (``ray://...`` or ``host:port``); default
+            ``RAY_ADDRESS``, else Ray starts on this machine with ``num_cpus`` CPUs.
+        num_cpus: CPUs of a local Ray (default: the cores this process may use).
+    """
+    import ray
+
+    _init(address, num_cpus)
+    files: dict[str, list[Shard]] = {}
+    for s in shards:
+        files.setdefault(s.path, []).append(s)
+    by_path: dict[str, tuple[int, list[Shard]]] = {}
+    paths = []
+    for no, (path, group) in enumerate(files.items()):
+        full = _local_path(path)
+        by_path[full] = (no, group)
+        paths.append(full)
+    if not paths:
+        return
+    ctx = ray.data.DataContext.get_current()
+    ctx.execution_options.preserve_order = True
+    ctx.enable_progress_bars = False
+    ds = _read_binary(paths)
+    ds = ds.map_batches(
+        _ReplayBatch(task, by_path), batch_format="pyarrow", batch_size=1, zero_copy_batch=True
+    )
+    pending: dict[int, ShardResult | ShardFailure] = {}
+    nxt = 0
+    try:
+        for batch in ds.iter_batches(batch_format="pyarrow", batch_size=None):
+            _collect(batch, pending)
+            while nxt in pending:
+                yield pending.pop(nxt)
+                nxt += 1
+    except Exception as exc:  # Ray gave up: report every shard not received
+        for s in shards[nxt:]:
+            if s.index in pending:
+                yield pending.pop(s.index)
+            else:
+                yield ShardFailure(s, f"Ray: {_one_line(exc)}")
+        return
+    for s in shards[nxt:]:
+        yield (
+            pending.pop(s.index)
+            if s.index in pending
+            else ShardFailure(s, "Ray returned no result for this shard")
+        )
+
+
+def _one_line(exc: BaseException) -> str:
+    """Ray's error without colours and stack: its type and last line."""
+    import re
+
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).strip().splitlines()
+    return f"{type(exc).__name__}: {text[-1] if text else ''}"[:500]
+
+
+def _read_binary(paths: list[str]) -> Any:
+    """``ray.data.read_binary_files`` with the bytes as stored: Ray would decompress
+    ``.gz``/``.zst`` by the name and fail the whole read at a truncated stream, where the
+    shard function keeps the games before the damage and reports it (FORMAT.md Files)."""
+    import ray
+
+    try:
+        from ray.data._internal.datasource.binary_datasource import BinaryDatasource
+        from ray.data.datasource.file_meta_provider import DefaultFileMetadataProvider
+    except ImportError:  # another Ray layout: names say nothing of compression then
+        return ray.data.read_binary_files(paths, include_paths=True, override_num_blocks=len(paths))
+
+    class _AsStored(BinaryDatasource):
+        def resolve_compression(self, path: str, open_args: dict[str, Any]) -> None:
+            return None
+
+    source = _AsStored(paths, include_paths=True, meta_provider=DefaultFileMetadataProvider())
+    return ray.data.read_datasource(source, override_num_blocks=len(paths))
+
+
+def _collect(batch: pa.Table, pending: dict[int, ShardResult | ShardFailure]) -> None:
+    cols = {n: batch.column(n).to_pylist() for n in ("shard", "ruleset", "date", "meta")}
+    tables = {c: batch.column(c).to_pylist() for c in _TABLE_COLUMNS}
+    for i, idx in enumerate(cols["shard"]):
+        meta = cols["meta"][i]
+        if meta is not None:
+            pending[idx] = pickle.loads(meta)
+        res = pending[idx]
+        if not isinstance(res, ShardResult):
+            continue
+        part = {}
+        for name, col in zip(TABLES, _TABLE_COLUMNS, strict=True):
+            t = _from_ipc(tables[col][i])
+            if t is not None:
+                part[name] = t
+        if part:
+            res.tables[(cols["ruleset"][i], cols["date"][i])] = part
+
+
+def ray_runner(address: str | None = None, num_cpus: int | None = None) -> Runner:
+    """The ``--engine ray`` runner: :func:`ray_results` merged in order.
+
+    Raises:
+        ImportError: Ray is not installed (``pip install 'maumau-log[ray]'``).
+    """
+    import ray  # noqa: F401  (fail now, not in the middle of an ingest)
+
+    def run(shards: Sequence[Shard], task: ShardTask) -> Iterator[Outcome]:
+        # one shard per file: a task reads a whole file's bytes, so cutting it would not
+        # spread the work (give Ray many files for a wide cluster)
+        paths = list(dict.fromkeys(s.path for s in shards))
+        whole = [Shard(i, p) for i, p in enumerate(paths)]
+        return merge_order(ray_results(whole, task, address, num_cpus), task, whole)
+
+    return run

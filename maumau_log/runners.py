@@ -1,0 +1,178 @@
+"""Runners of the shard function: this process, a process pool over local cores, Ray.
+
+Every runner yields one :class:`~maumau_log.shard.ShardResult` (or
+:class:`~maumau_log.shard.ShardFailure`) per shard, in shard order, whatever order the
+workers finish in; :func:`merge_order` then puts back what crosses shards (match state), so
+``--jobs N`` gives exactly the results of ``--jobs 1``: the same outcomes in the same order.
+
+The pool (:func:`pool_results`) uses :class:`concurrent.futures.ProcessPoolExecutor`: at most
+``2 * jobs`` shards are in flight (memory stays bounded), workers ignore SIGINT so that
+Ctrl-C reaches only the parent, which then kills every worker and lets the ingest roll back.
+A worker that dies (killed, out of memory) breaks the pool: the shards in flight are run
+again one at a time in a fresh pool, so the one that kills its worker is found and reported
+as a :class:`~maumau_log.shard.ShardFailure`; the others go on.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from .matches import MatchState
+from .shard import Shard, ShardFailure, ShardResult, run_shard
+
+Outcome = ShardResult | ShardFailure
+"""What a runner yields per shard."""
+
+
+def default_jobs() -> int:
+    """The cores this process may use (``os.sched_getaffinity``; ``os.cpu_count`` where
+    that is missing)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+@dataclass(frozen=True)
+class ShardTask:
+    """The shard function with an ingest's (or a validation's) fixed arguments; picklable,
+    so a pool or Ray can call it.
+
+    Attributes:
+        rules_file_options: options of a ``--rules`` file, or None.
+        collect: build the dataset's tables.
+        ingested_at: the ingest's time.
+    """
+
+    rules_file_options: Mapping[str, Any] | None = None
+    collect: bool = False
+    ingested_at: datetime | None = None
+
+    def __call__(self, shard: Shard, matches: Mapping[str, MatchState] | None = None) -> Outcome:
+        """Run :func:`~maumau_log.shard.run_shard` on ``shard``; a bug becomes a
+        :class:`ShardFailure` (never a lost shard)."""
+        try:
+            return run_shard(
+                shard, self.rules_file_options, self.collect, self.ingested_at, matches
+            )
+        except Exception as exc:
+            return ShardFailure(shard, f"{type(exc).__name__}: {exc}")
+
+
+def serial_results(shards: Iterable[Shard], task: ShardTask) -> Iterator[Outcome]:
+    """Run the shards one after the other in this process (``--jobs 1``)."""
+    for s in shards:
+        yield task(s)
+
+
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _pool(workers: int) -> ProcessPoolExecutor:
+    return ProcessPoolExecutor(max_workers=workers, initializer=_ignore_sigint)
+
+
+def _kill(pool: ProcessPoolExecutor) -> None:
+    """Stop a pool now: cancel what waits, kill the workers."""
+    procs = list(getattr(pool, "_processes", {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        if p.is_alive():
+            p.kill()
+    for p in procs:
+        p.join(timeout=5)
+
+
+def _alone(task: ShardTask, shard: Shard) -> Outcome:
+    """Run one shard in a pool of its own: a death is this shard's."""
+    pool = _pool(1)
+    try:
+        return pool.submit(task, shard).result()
+    except BrokenProcessPool:
+        return ShardFailure(shard, "its worker process died (killed, or out of memory)")
+    finally:
+        _kill(pool)
+
+
+def pool_results(shards: Sequence[Shard], task: ShardTask, jobs: int) -> Iterator[Outcome]:
+    """Run the shards on a pool of ``jobs`` worker processes; yield in shard order."""
+    if jobs <= 1 or len(shards) <= 1:
+        yield from serial_results(shards, task)
+        return
+    window = 2 * jobs
+    pool = _pool(jobs)
+    flight: dict[int, Future[Outcome]] = {}
+    done: dict[int, Outcome] = {}
+    nxt = 0  # next shard to submit
+    want = 0  # next shard to yield
+    try:
+        while want < len(shards):
+            try:
+                while nxt < len(shards) and len(flight) + len(done) < window:
+                    flight[nxt] = pool.submit(task, shards[nxt])
+                    nxt += 1
+                if want in done:
+                    yield done.pop(want)
+                    want += 1
+                    continue
+                done[want] = flight.pop(want).result()
+            except BrokenProcessPool:
+                # a worker died: keep what finished, run the rest of the flight alone
+                suspects = []
+                for i, f in flight.items():
+                    if f.done() and not f.cancelled() and f.exception() is None:
+                        done[i] = f.result()
+                    else:
+                        suspects.append(i)
+                if want not in done and want not in flight and want < nxt:
+                    suspects.append(want)
+                flight = {}
+                _kill(pool)
+                for i in sorted(set(suspects)):
+                    done[i] = _alone(task, shards[i])
+                pool = _pool(jobs)
+    finally:
+        _kill(pool)
+
+
+def merge_order(
+    results: Iterable[Outcome], task: ShardTask, shards: Sequence[Shard] | None = None
+) -> Iterator[Outcome]:
+    """Put back the match state that crosses shards, in shard order.
+
+    A shard whose matches already had rounds in an earlier shard is replayed again here,
+    with the match states the shards before left (so its rounds are checked against their
+    match exactly as one replay of the whole input checks them). Shards are yielded in the
+    order given.
+
+    Args:
+        results: runner output in shard order.
+        task: the shard function (for the replays again).
+        shards: the shards with their data (Ray hands results without it), or None.
+    """
+    states: dict[str, MatchState] = {}
+    for res in results:
+        if isinstance(res, ShardResult) and res.match_ids & states.keys():
+            shard = shards[res.shard.index] if shards is not None else res.shard
+            res = task(shard, {m: states[m] for m in res.match_ids if m in states})
+        if isinstance(res, ShardResult):
+            states.update(res.matches)
+            res.matches = {}
+        yield res
+
+
+def local_results(shards: Sequence[Shard], task: ShardTask, jobs: int) -> Iterator[Outcome]:
+    """The local runner: ``jobs`` processes (1: this process), merged in order."""
+    return merge_order(pool_results(shards, task, jobs), task, shards)
+
+
+Runner = Callable[[Sequence[Shard], ShardTask], Iterator[Outcome]]
+"""A runner: shards and the task in, results in shard order out (already merged)."""

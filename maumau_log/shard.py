@@ -1,0 +1,426 @@
+"""The unit of replay work: a shard (a file, or a byte range of a large file) in, Arrow out.
+
+Every command that replays (``validate``, ``ingest``, ``analyze``, ``audit``'s inputs)
+cuts its input into :class:`Shard` objects (:func:`plan_shards`) and turns each into a
+:class:`ShardResult` with :func:`run_shard`: the games' outcomes (violations, ids, content
+hashes) and, for an ingest, the dataset's tables as pyarrow Tables per partition. The
+function is pure: it reads its shard, touches no dataset and shares no state, so shards run
+in any process or on any machine (:mod:`maumau_log.runners`) and give the same result.
+
+What crosses shard boundaries is put back by the one merging the results in shard order
+(:func:`maumau_log.runners.merge_order`): match state (a shard whose matches began in an
+earlier shard is replayed again with that state, :attr:`ShardResult.match_ids`) and the
+game_id + content-hash rule of ingest (each outcome carries its hash; the merger drops the
+rows of games already stored or seen).
+
+Cut points: a plain (uncompressed) file larger than twice the shard size is cut before
+``game`` header lines (the line decodes as a ``game`` event), preferring headers that do
+not continue a match (no ``match_id``, or round 1), so shards rarely need the match replay.
+A compressed file is one shard (a compressed stream cannot be entered in the middle).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from .events import Game, decode_event, encode_event
+from .logfile import (
+    GZIP_MAGIC,
+    LOG_SUFFIXES,
+    SNIFF_BYTES,
+    ZSTD_MAGIC,
+    LogReadError,
+    expand_paths,
+    iter_lines,
+)
+from .matches import MatchState
+from .replay import GameReport, Replayer
+from .violations import Violation
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+SHARD_BYTES = 32 * 1024 * 1024
+"""Target size of a shard of a large plain log, in bytes (a file up to twice this size is
+one shard)."""
+
+_SCAN = 1024 * 1024
+_HEADER_HINT = b'"game"'
+
+
+@dataclass(frozen=True)
+class Shard:
+    """One unit of replay work.
+
+    Attributes:
+        index: the shard's place in the input (results are merged in this order).
+        path: the log file, as given (violations name it so).
+        start, end: the byte range (``end`` None: to the end of the file); ``start`` is the
+            first byte of a line.
+        first_line: the line number at ``start``.
+        data: the file's content when it was read already (Ray), else None.
+    """
+
+    index: int
+    path: str
+    start: int = 0
+    end: int | None = None
+    first_line: int = 1
+    data: bytes | None = field(default=None, repr=False, compare=False)
+
+    def describe(self) -> str:
+        """``path`` or ``path (bytes a-b, from line n)`` for messages."""
+        if not self.start and self.end is None:
+            return self.path
+        end = "end" if self.end is None else str(self.end)
+        return f"{self.path} (bytes {self.start}-{end}, from line {self.first_line})"
+
+
+@dataclass(slots=True)
+class GameOutcome:
+    """What one replayed game leaves besides its rows (small, cheap to send between
+    processes).
+
+    Attributes:
+        file, line: the game's source (header line, or first line of headerless events).
+        game_id: the header's id, or None for events outside any game.
+        key: the id the dataset stores the game under (``game_id``, or ``?path:line``).
+        has_header: a header was read.
+        events: events in the game, the header counted.
+        violation: the first violation, or None.
+        unchecked: checks a partial-information log did not allow.
+        content_hash: :func:`~maumau_log.collector.content_hash` (only when collecting rows).
+        match_id: the header's match id.
+    """
+
+    file: str
+    line: int
+    game_id: str | None
+    key: str
+    has_header: bool
+    events: int
+    violation: Violation | None
+    unchecked: list[str]
+    content_hash: int | None = None
+    match_id: str | None = None
+
+    @property
+    def valid(self) -> bool:
+        """No violation."""
+        return self.violation is None
+
+
+@dataclass
+class ShardResult:
+    """The result of :func:`run_shard`.
+
+    Attributes:
+        shard: the shard (without its data).
+        games: one outcome per game, in file order.
+        tables: (ruleset, date) to table name to pyarrow Table (``games``, ``results``,
+            ``events``, ``violations``); empty when rows were not asked for.
+        unreadable: the error when the file could not be opened at all.
+        match_ids: the matches whose rounds this shard holds.
+        matches: the match states at the end of the shard (for the next shard's replay).
+        seeded: the shard was replayed with match state from earlier shards.
+    """
+
+    shard: Shard
+    games: list[GameOutcome] = field(default_factory=list)
+    tables: dict[tuple[str, str], dict[str, pa.Table]] = field(default_factory=dict)
+    unreadable: LogReadError | None = None
+    match_ids: set[str] = field(default_factory=set)
+    matches: dict[str, MatchState] = field(default_factory=dict)
+    seeded: bool = False
+
+    @property
+    def events(self) -> int:
+        """Events read (every game's count, headers included)."""
+        return sum(g.events for g in self.games)
+
+
+@dataclass
+class ShardFailure:
+    """A shard that could not be replayed (its worker died, or a bug).
+
+    Attributes:
+        shard: the shard.
+        error: what went wrong, in one line.
+    """
+
+    shard: Shard
+    error: str
+
+    def __str__(self) -> str:
+        return f"{self.shard.describe()}: {self.error}"
+
+
+def orphan_key(report: GameReport) -> str:
+    """The key of events outside any game: the file's real path (or its URI) and line, so
+    that another spelling of the same path names the same rows."""
+    where = report.file if is_uri(report.file) else os.path.realpath(report.file)
+    return f"?{where}:{report.line}"
+
+
+def is_uri(path: str | os.PathLike[str]) -> bool:
+    """A pyarrow filesystem URI (``s3://bucket/logs/``, ``file:///data/logs``), not a path."""
+    return "://" in str(path)
+
+
+def _expand_uri(uri: str) -> list[str]:
+    """The log files a URI names: itself, or a folder's logs (recursively, sorted)."""
+    import pyarrow.fs as pafs
+
+    scheme = uri.split("://", 1)[0] + "://"
+    try:
+        fs, root = pafs.FileSystem.from_uri(uri)
+        info = fs.get_file_info(root)
+        if info.type == pafs.FileType.NotFound:
+            raise LogReadError(uri, None, "no such file or directory")
+        if info.type != pafs.FileType.Directory:
+            return [uri]
+        found = fs.get_file_info(pafs.FileSelector(root, recursive=True))
+    except (OSError, ValueError) as exc:
+        raise LogReadError(uri, None, f"cannot list: {exc}") from exc
+    names = sorted(
+        f.path
+        for f in found
+        if f.type == pafs.FileType.File and f.base_name.lower().endswith(LOG_SUFFIXES)
+    )
+    return [scheme + ("/" + n.lstrip("/") if scheme == "file://" else n) for n in names]
+
+
+def expand_inputs(paths: Sequence[str | os.PathLike[str]]) -> list[str | Path]:
+    """:func:`~maumau_log.logfile.expand_paths`, plus pyarrow filesystem URIs (for Ray).
+
+    Args:
+        paths: files, folders and URIs, as typed.
+    Returns:
+        The log files in order (each once): local ones as paths, URIs as URIs.
+    Raises:
+        LogReadError: a path or URI that does not exist or cannot be listed.
+    """
+    if not any(is_uri(p) for p in paths):
+        return list(expand_paths(paths))
+    out: list[str | Path] = []
+    seen: set[str] = set()
+    for p in paths:
+        for f in _expand_uri(str(p)) if is_uri(p) else expand_paths([p]):
+            key = str(f) if is_uri(f) else os.path.realpath(f)
+            if key not in seen:
+                seen.add(key)
+                out.append(f)
+    return out
+
+
+def outcome(report: GameReport) -> GameOutcome:
+    """The :class:`GameOutcome` of a replayed game's report."""
+    gid = report.game_id
+    header = report.header
+    return GameOutcome(
+        file=report.file,
+        line=report.line,
+        game_id=gid,
+        key=gid if gid is not None else orphan_key(report),
+        has_header=header is not None,
+        events=report.events,
+        violation=report.violation,
+        unchecked=report.unchecked,
+        content_hash=report.extra.get("content_hash"),
+        match_id=header.match_id if header is not None else None,
+    )
+
+
+class ContentHasher:
+    """A replay visitor for ``validate`` (which builds no rows): puts a 64-bit digest of
+    each game's header, accepted lines and first violation into
+    ``report.extra["content_hash"]``, so a game id used twice for one game can be told
+    from one used by two different games (issue 15, item 6)."""
+
+    def __init__(self) -> None:
+        self._h = hashlib.blake2b(digest_size=8)
+
+    def begin_game(self, report: GameReport) -> None:
+        """Start a new digest, with the header."""
+        self._h = hashlib.blake2b(digest_size=8)
+        if report.header is not None:
+            self._h.update(encode_event(report.header))
+
+    def event(self, report: GameReport, index: int, line: int, event: Any, raw: bytes) -> None:
+        """Add one accepted line."""
+        self._h.update(raw)
+        self._h.update(b"\n")
+
+    def end_game(self, report: GameReport) -> None:
+        """Finish: the lines, the event count and the first violation's code and place."""
+        v = report.violation
+        tail = f"{report.events}|{v.code if v else ''}|{v.event_index if v else ''}"
+        self._h.update(tail.encode())
+        report.extra["content_hash"] = int.from_bytes(self._h.digest(), "little", signed=True)
+
+
+def run_shard(
+    shard: Shard,
+    rules_file_options: Mapping[str, Any] | None = None,
+    collect: bool = False,
+    ingested_at: datetime | None = None,
+    matches: Mapping[str, MatchState] | None = None,
+) -> ShardResult:
+    """Replay one shard: the games' outcomes and, with ``collect``, the dataset's rows.
+
+    A pure function: it reads the shard (or ``shard.data``) and nothing else.
+
+    Args:
+        shard: the shard.
+        rules_file_options: options of a ``--rules`` file, or None.
+        collect: build the dataset's tables (ingest); False for ``validate``.
+        ingested_at: the ingest time stored in every ``games`` row (one per ingest, so every
+            shard of it stores the same).
+        matches: match states from the shards before (only when :attr:`ShardResult.match_ids`
+            said the shard continues their matches); copied, not changed.
+    Returns:
+        The :class:`ShardResult`. Within the shard a game id met twice keeps only its first
+        copy's rows (as ingest does); the merger applies the rule across shards and the
+        dataset. A file that cannot be opened gives ``unreadable`` and no games.
+    """
+    import copy
+
+    from .collector import RecordCollector  # Arrow and Polars only when rows are wanted
+
+    collector = RecordCollector(ingested_at=ingested_at) if collect else None
+    visitors: list[Any] = [collector] if collector else [ContentHasher()]
+    replayer = Replayer(rules_file_options, visitors=visitors)
+    if matches:
+        replayer.matches = copy.deepcopy(dict(matches))
+    result = ShardResult(shard=Shard(shard.index, shard.path, shard.start, shard.end,
+                                     shard.first_line), seeded=bool(matches))  # fmt: skip
+    lines = iter_lines(
+        Path(shard.path),
+        start=shard.start,
+        end=shard.end,
+        first_line=shard.first_line,
+        data=shard.data,
+    )
+    try:
+        for report in replayer.replay_lines(shard.path, lines):
+            o = outcome(report)
+            result.games.append(o)
+            if o.match_id is not None:
+                result.match_ids.add(o.match_id)
+    except LogReadError as exc:
+        result.unreadable = exc
+        result.games = []
+        return result
+    if collector is not None:
+        result.tables = collector.tables()
+    result.matches = replayer.matches
+    return result
+
+
+# ---------------------------------------------------------------------------------------
+# Planning
+
+
+def _is_plain(path: Path) -> bool:
+    """A plain text log: not gzip or zstd, no NUL byte in its head (binary files are one
+    shard, reported by the replay)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(SNIFF_BYTES)
+    except OSError:
+        return False
+    if head.startswith(GZIP_MAGIC) or head[:4] == ZSTD_MAGIC or b"\x00" in head:
+        return False
+    return not (len(head) >= 4 and head[0] & 0xF0 == 0x50 and head[1:4] == b"\x2a\x4d\x18")
+
+
+def _header_at(line: bytes) -> tuple[bool, bool] | None:
+    """(is a header, continues a match) for a line, or None when it is no ``game`` event."""
+    if _HEADER_HINT not in line[:300]:
+        return None
+    try:
+        ev = decode_event(line.rstrip(b"\r"))
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    if type(ev) is not Game:
+        return None
+    return True, ev.match_id is not None and ev.round not in (None, 1)
+
+
+def _cuts(path: Path, target: int) -> list[tuple[int, int]]:
+    """(byte offset, line number) of each cut of a large plain file, after the first.
+
+    A cut goes before the first header at or after every ``target`` bytes that does not
+    continue a match; when only match rounds follow, before the first of them once
+    ``target / 4`` more bytes have gone by without a better one.
+    """
+    cuts: list[tuple[int, int]] = []
+    want = target  # the next cut is due at or after this offset
+    lines = 0  # newlines before the current line
+    fallback: tuple[int, int] | None = None
+    with open(path, "rb", buffering=0) as fh:
+        buf = b""
+        base = 0  # file offset of buf[0]
+        while more := fh.read(_SCAN):
+            buf += more
+            at = 0
+            while (nl := buf.find(b"\n", at)) >= 0:
+                start = base + at
+                head = _header_at(buf[at:nl]) if start >= want else None
+                if head is not None and not head[1]:  # a header that continues no match
+                    cuts.append((start, lines + 1))
+                    want, fallback = start + target, None
+                elif head is not None:  # a later round of a match
+                    if fallback is not None and start - fallback[0] > target // 4:
+                        cuts.append(fallback)
+                        want, fallback = fallback[0] + target, None
+                    if fallback is None and start >= want:
+                        fallback = (start, lines + 1)
+                lines += 1
+                at = nl + 1
+            base += at
+            buf = buf[at:]
+    return cuts
+
+
+def plan_shards(
+    files: Sequence[str | os.PathLike[str]], shard_bytes: int = SHARD_BYTES
+) -> list[Shard]:
+    """Cut log files into shards, in input order.
+
+    Args:
+        files: the log files (as :func:`~maumau_log.logfile.expand_paths` lists them).
+        shard_bytes: target shard size of a large plain file.
+    Returns:
+        The shards, indexed from 0. A file that cannot be read is one shard (its replay
+        reports it).
+    """
+    shards: list[Shard] = []
+    for f in files:
+        path = Path(f)
+        name = str(f)
+        if is_uri(name):
+            shards.append(Shard(len(shards), name))
+            continue
+        try:
+            size = path.stat().st_size if path.is_file() else 0
+        except OSError:
+            size = 0
+        if size <= 2 * shard_bytes or not _is_plain(path):
+            shards.append(Shard(len(shards), name))
+            continue
+        cuts = _cuts(path, shard_bytes)
+        start, line = 0, 1
+        for off, ln in cuts:
+            shards.append(Shard(len(shards), name, start, off, line))
+            start, line = off, ln
+        shards.append(Shard(len(shards), name, start, None, line))
+    return shards
