@@ -37,10 +37,11 @@ from .events import (
     SuitChoice,
 )
 from .matches import add_scores
-from .replay import GameReport
+from .replay import GameReport, is_iso_datetime
 from .rules import Ruleset
 from .shard import orphan_key
 from .store import (
+    RAW_LIMIT,
     SCHEMAS,
     UNKNOWN,
     DatasetWriter,
@@ -95,10 +96,12 @@ def game_date(header: Game | None) -> str:
     (ISO text or epoch milliseconds, taken in UTC), else :data:`~maumau_log.store.UNKNOWN`."""
     if header is None:
         return UNKNOWN
+    if header.started_at is not None and not is_iso_datetime(header.started_at):
+        return UNKNOWN  # issue 15: no date, rather than a made-up partition
     for value in (header.started_at, header.t):
         if isinstance(value, str):
             m = _DATE.match(value)
-            if m:
+            if m and is_iso_datetime(value):
                 return m.group(1)
         elif isinstance(value, int) and not isinstance(value, bool):
             try:
@@ -106,6 +109,17 @@ def game_date(header: Game | None) -> str:
             except (OverflowError, OSError, ValueError):
                 continue
     return UNKNOWN
+
+
+def logged_line(raw: bytes | None) -> str | None:
+    """A violating line as ``violations.raw`` keeps it: text, cut to ``RAW_LIMIT`` characters
+    with the number left out said."""
+    if raw is None or not isinstance(raw, bytes):
+        return None
+    text = raw.decode("utf-8", errors="replace")
+    if len(text) > RAW_LIMIT:
+        text = text[:RAW_LIMIT] + f" ... [{len(text) - RAW_LIMIT} more characters]"
+    return text
 
 
 def options_json(rules: Ruleset) -> str:
@@ -153,6 +167,14 @@ class Conflict:
         return (
             f"{self.file}:{self.line}: game {self.game_id!r} differs from the copy already "
             f"stored (from {self.stored_file}:{self.stored_line}); not stored"
+        )
+
+    def hint(self, dataset: str) -> str:
+        """How to tell the two games apart (issue 15, item 5), in one line."""
+        return (
+            f"a game id names one game: compare the stored one (maumau-log game {dataset} "
+            f"{self.game_id!r}) with the new one (maumau-log validate {self.file} --json); "
+            "give the new game another game_id, or ingest it into another dataset"
         )
 
 
@@ -590,6 +612,7 @@ class RecordCollector:
         if v is not None:
             row = v.to_dict()
             row["game_id"] = gid
+            row["raw"] = logged_line(report.violation_raw)
             for k, val in row.items():
                 buf.violations[k].append(val)
         if self.writer is not None and self.pending_events() >= self.batch_events:

@@ -80,6 +80,8 @@ class IngestSummary:
         game_ids: the id of every game read (``?file:line`` for a game without one).
         failed: the shards that failed (``file (bytes a-b): error``); their games are not
             stored.
+        unreadable: files that could not be read (binary, no permission), as
+            ``"path: why"``; the other files' games are stored (issue 15).
     """
 
     dataset: str
@@ -95,6 +97,7 @@ class IngestSummary:
     seconds: float = 0.0
     game_ids: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
+    unreadable: list[str] = field(default_factory=list)
 
     @property
     def valid(self) -> int:
@@ -103,11 +106,14 @@ class IngestSummary:
 
     @property
     def exit_code(self) -> int:
-        """4 when a shard failed (the rest is stored), else 1 when a game read is invalid or
-        conflicted, else 0."""
+        """4 when a shard failed (the rest is stored); 2 when a file could not be read and
+        no game was; 1 when a game read is invalid or conflicted, or a file could not be
+        read beside games that were; else 0."""
         if self.failed:
             return 4
-        return 1 if self.invalid or self.conflicts else 0
+        if self.unreadable and not self.games:
+            return 2
+        return 1 if self.invalid or self.conflicts or self.unreadable else 0
 
 
 def _without(tables: Mapping[str, pa.Table], drop: set[str]) -> dict[str, pa.Table]:
@@ -155,8 +161,10 @@ def ingest(
         skipped; a stored id with other content is a conflict (listed, not stored). A shard
         that failed is listed in ``failed`` and its games are not stored (a re-run adds them).
     Raises:
-        LogReadError: a path is missing or a file cannot be opened (nothing is stored).
-        DatasetError: the dataset folder cannot be used (see :class:`DatasetWriter`).
+        LogReadError: a path given is missing (nothing is stored); a file found that cannot
+            be read (binary, no permission) is listed in ``unreadable`` instead.
+        DatasetError: the dataset folder cannot be used (see :class:`DatasetWriter`), or
+            cannot be written (a full disk: nothing is stored).
     """
     t0 = time.perf_counter()
     files = expand_inputs([str(p) for p in paths])
@@ -177,7 +185,10 @@ def ingest(
                     on_shard(res)
                 continue
             if res.unreadable is not None:
-                raise res.unreadable
+                if res.unreadable.line is not None:
+                    raise res.unreadable
+                summary.unreadable.append(str(res.unreadable))  # issue 15: the rest goes on
+                continue
             drop: set[str] = set()
             for g in res.games:
                 summary.games += 1
@@ -232,9 +243,14 @@ class StoredGame:
         results: the ``results`` rows, in seat order.
         violations: the ``violations`` rows.
         stored_events: how many events the dataset holds for the game (0..n-1).
-        at: the event the state is taken after (None when no event is stored).
-        event: the ``events`` row of event ``at`` (without ``raw``), or None.
-        state: ``Engine.view()`` after event ``at``, or None when it cannot be rebuilt.
+        at: the event asked for (None when no event is stored).
+        event: the ``events`` row of event ``at`` (without ``raw``), or None (also at the
+            violating event, which is not stored: see ``logged``).
+        state: ``Engine.view()`` after event ``at``; at the violating event, the state
+            right before it (after event ``at - 1``); None when it cannot be rebuilt.
+        at_violation: True when ``at`` is the game's violating event.
+        logged: at the violating event, the line as logged (``violations.raw``; None for a
+            dataset written before it was stored).
     """
 
     game: dict[str, Any]
@@ -244,19 +260,25 @@ class StoredGame:
     at: int | None
     event: dict[str, Any] | None
     state: dict[str, Any] | None
+    at_violation: bool = False
+    logged: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict (times as ISO text)."""
+        """JSON-ready dict (times as ISO text; ``game.options`` as a JSON object)."""
         game = dict(self.game)
         if isinstance(game.get("ingested_at"), datetime):
             game["ingested_at"] = game["ingested_at"].isoformat()
+        if isinstance(game.get("options"), str):
+            game["options"] = json.loads(game["options"])
         return {
             "game": game,
             "results": self.results,
             "violations": self.violations,
             "stored_events": self.stored_events,
             "at": self.at,
+            "state_is": "before" if self.at_violation else "after",
             "event": self.event,
+            "logged_event": self.logged,
             "state": self.state,
         }
 
@@ -290,7 +312,12 @@ def rebuild_state(ruleset: str, options: str, raws: list[str], at: int) -> dict[
 
 
 def load_game(dataset: str | Path, game_id: str, at: int | None = None) -> StoredGame:
-    """Read one game from a dataset and rebuild the state after event ``at``.
+    """Read one game from a dataset and rebuild the state at event ``at``.
+
+    ``at`` is the event index a report gives (header = 0, as ``validate`` counts): for a
+    stored (accepted) event, the state after it; for an invalid game's violating event
+    (``games.violation_index``), the state right before it, with the line as logged
+    (issue 15, item 4).
 
     Args:
         dataset: the dataset folder.
@@ -299,7 +326,8 @@ def load_game(dataset: str | Path, game_id: str, at: int | None = None) -> Store
     Returns:
         The :class:`StoredGame`.
     Raises:
-        DatasetError: no such dataset or game, or ``at`` outside the stored events.
+        DatasetError: no such dataset or game, or ``at`` neither a stored event nor the
+            violating one (the message says which events there are).
     """
     tables = scan_all(dataset)
     games = tables["games"].filter(pl.col("game_id") == game_id).collect()
@@ -312,20 +340,40 @@ def load_game(dataset: str | Path, game_id: str, at: int | None = None) -> Store
     violations = tables["violations"].filter(mine).drop("ruleset", "date").collect()
     events = tables["events"].filter(mine).sort("event_index").drop("date").collect()
     n = events.height
+    bad = game["violation_index"] if not game["valid"] else None
+    at_violation = at is not None and bad is not None and at == bad
     if at is None:
         at = n - 1 if n else None
-    elif at < 0 or at >= n:
-        where = f"events 0..{n - 1}" if n else "no events"
-        stop = ""
-        if not game["valid"] and game["violation_index"] is not None:
-            stop = f"; the replay stopped at event {game['violation_index']}"
-        raise DatasetError(f"game {game_id!r}: no event {at} is stored ({where}{stop})")
+    elif not at_violation and not 0 <= at < n:
+        where = f"events 0..{n - 1} are stored" if n else "no events are stored"
+        if bad is not None:
+            why = (
+                f"; the replay stopped at event {bad} ({game['violation_code']}): use --at "
+                f"{bad} for the state before it and the event as logged"
+            )
+            last = game["events"] - 1
+            if bad < at <= last:
+                after = f"event {last}" if last == bad + 1 else f"events {bad + 1}..{last}"
+                why += f"; {after} not replayed"
+        else:
+            why = ""
+        raise DatasetError(f"game {game_id!r}: no event {at} ({where}{why})")
     state = event = None
-    if at is not None:
+    logged = None
+    replayable = game["options"] is not None and game["ruleset"] != UNKNOWN
+    raws = events["raw"].to_list()
+    if at_violation:
+        assert at is not None
+        rows = violations.filter(pl.col("event_index") == at)
+        if rows.height and "raw" in rows.columns:
+            logged = rows["raw"][0]
+        if replayable and 1 <= at <= n:
+            state = rebuild_state(game["ruleset"], game["options"], raws, at - 1)
+    elif at is not None:
         row = events.row(at, named=True)
         event = {k: v for k, v in row.items() if k not in ("raw", "ruleset")}
-        if game["options"] is not None and game["ruleset"] != UNKNOWN:
-            state = rebuild_state(game["ruleset"], game["options"], events["raw"].to_list(), at)
+        if replayable:
+            state = rebuild_state(game["ruleset"], game["options"], raws, at)
     return StoredGame(
         game=game,
         results=results.to_dicts(),
@@ -334,6 +382,8 @@ def load_game(dataset: str | Path, game_id: str, at: int | None = None) -> Store
         at=at,
         event=event,
         state=state,
+        at_violation=at_violation,
+        logged=logged,
     )
 
 

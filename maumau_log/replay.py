@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -47,6 +48,8 @@ class GameReport:
         last_line: the line of the game's last event.
         violation: the first violation, or None for a valid game.
         engine: the engine after the last replayed event (None without a valid header).
+        violation_raw: the violating line as logged (bytes without the newline; None when
+            there is no violation or no line, e.g. a file that ended early).
     """
 
     file: str
@@ -59,6 +62,7 @@ class GameReport:
     violation: Violation | None = None
     engine: Engine | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    violation_raw: bytes | None = None
 
     @property
     def valid(self) -> bool:
@@ -136,8 +140,13 @@ class Replayer:
         rule: str,
         expected: str | None = None,
         player: str | None = None,
+        raw: bytes | None = None,
     ) -> None:
         rep = g.report
+        if rep.violation is not None and not g.failed:
+            g.failed = True  # a header fault the game was replayed past: it stays the first
+            return
+        rep.violation_raw = raw
         rep.violation = Violation(
             file=rep.file,
             line=line,
@@ -161,12 +170,13 @@ class Replayer:
                 from the content).
         Yields:
             A :class:`GameReport` per game, in file order, including invalid games and a
-            report for events outside any game. A truncated or unreadable file ends with the
-            game in progress reported at the damage (code ``truncated_file`` or
-            ``not_a_log``); the games before it are kept.
+            report for events outside any game. A truncated file ends with the game in
+            progress reported at the damage (code ``truncated_file``); the games before it
+            are kept.
         Raises:
             LogReadError: the file cannot be opened at all (missing, a directory, no
-                permission); the CLI maps this to exit code 2.
+                permission) or is not a text log (binary, UTF-16: issue 15), with
+                ``line`` None; the CLI lists it as unreadable input.
         """
         if is_notation(path):  # the hand-written notation, converted as it is read
             return self.replay_lines(str(path), notation_lines(path))
@@ -243,14 +253,14 @@ class Replayer:
                         self._notify_begin(g.report)
                     g = g or self._orphan(name, line_no)
                     if not g.failed:
-                        self._violate(g, line_no, g.count, *problem)
+                        self._violate(g, line_no, g.count, *problem, raw=raw)
                     g.count += 1
                     g.report.last_line = line_no
                     continue
                 if type(ev) is Game:
                     if g is not None:
                         yield self._finish(g)
-                    g = self._start(name, line_no, ev)
+                    g = self._start(name, line_no, ev, raw)
                     continue
                 if g is None:
                     g = self._orphan(name, line_no)
@@ -268,6 +278,7 @@ class Replayer:
                         "an event before any game header; a game starts with its `game` line",
                         "FORMAT.md Files",
                         player=event_player(ev),
+                        raw=raw,
                     )
                     continue
                 if ev.seq is not None and ev.seq != index:
@@ -276,10 +287,11 @@ class Replayer:
                         line_no,
                         index,
                         "bad_seq",
-                        f"seq is {ev.seq} but this is event {index} of the game",
+                        f"seq is {_number(ev.seq)} but this is event {index} of the game",
                         "FORMAT.md Files (seq counts up by one from 0)",
                         str(index),
                         event_player(ev),
+                        raw,
                     )
                     continue
                 try:
@@ -287,7 +299,7 @@ class Replayer:
                 except RuleViolation as rv:
                     self._violate(
                         g, line_no, index, rv.code, rv.message, rv.rule, rv.expected,
-                        event_player(ev),
+                        event_player(ev), raw,
                     )  # fmt: skip
                     continue
                 for v in self.visitors:
@@ -296,10 +308,8 @@ class Replayer:
             if exc.line is None:  # the file could not be opened at all
                 raise
             if exc.message.startswith("not a text log"):
-                g = self._orphan(name, 1)
-                self._violate(g, 1, None, "not_a_log", exc.message, "FORMAT.md Files")
-                yield self._finish(g)
-                return
+                # issue 15: a binary file is unreadable input, not an invalid game
+                raise LogReadError(exc.path, None, exc.message) from exc
             g = g or self._orphan(name, exc.line)
             if not g.failed:
                 self._violate(
@@ -324,7 +334,7 @@ class Replayer:
         for v in self.visitors:
             v.begin_game(report)
 
-    def _start(self, name: str, line: int, header: Game) -> _Game:
+    def _start(self, name: str, line: int, header: Game, raw: bytes | None = None) -> _Game:
         report = GameReport(file=name, line=line, game_id=header.game_id, header=header)
         report.last_line = line
         g = _Game(report)
@@ -354,7 +364,20 @@ class Replayer:
                     report.engine = g.engine
         if problem is not None:
             code, message, rule = problem
-            self._violate(g, line, 0, code, message, rule)
+            self._violate(g, line, 0, code, message, rule, raw=raw)
+        elif header.started_at is not None and not is_iso_datetime(header.started_at):
+            # issue 15: a schema_error, but the game is still replayed (its date unknown)
+            self._violate(
+                g,
+                line,
+                0,
+                "schema_error",
+                f"game.started_at {_shorten(repr(header.started_at), 80)} is not an ISO 8601 "
+                "date and time; the game is replayed, its date is unknown",
+                "FORMAT.md Events (game.started_at); README (started_at is ISO 8601)",
+                raw=raw,
+            )
+            g.failed = False
         self._notify_begin(report)
         return g
 
@@ -474,6 +497,26 @@ class Replayer:
         for v in self.visitors:
             v.end_game(rep)
         return rep
+
+
+def is_iso_datetime(text: str) -> bool:
+    """True when ``text`` is an ISO 8601 date or date and time (``2024-05-01``,
+    ``2024-05-01T18:30:00Z``, with an offset or fractions), as
+    :meth:`datetime.datetime.fromisoformat` reads it; ``2024-13-45T99:99`` is not."""
+    try:
+        datetime.fromisoformat(text)
+    except (ValueError, TypeError):
+        return False
+    return True
+
+
+def _number(value: int) -> str:
+    """An integer from a log as it may be echoed: a 400-digit ``seq`` is shown by its first
+    and last digits and its length (issue 15, item 6), not in full."""
+    text = str(value)
+    if len(text) <= 24:
+        return text
+    return f"{text[:12]}...{text[-4:]} ({len(text.lstrip('-'))} digits)"
 
 
 def _shorten(text: str, limit: int) -> str:

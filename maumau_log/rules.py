@@ -237,7 +237,40 @@ def _check_options(options: Any, where: str) -> dict[str, Any]:
     problems = schema_errors("options.schema.json", options)
     if problems:
         raise RulesetError(f"{where}: " + "; ".join(problems[:5]))
+    huge = _out_of_range(options)
+    if huge is not None:
+        path, value = huge
+        digits = str(abs(value))
+        shown = digits if len(digits) <= 24 else f"{digits[:12]}...({len(digits)} digits)"
+        raise RulesetError(
+            f"{where}.{path}: {'-' if value < 0 else ''}{shown} is out of range "
+            f"(a number in options is at most {OPTION_INT_MAX:,})"
+        )
     return {k: (None if k in _NULLABLE and v == "none" else v) for k, v in options.items()}
+
+
+OPTION_INT_MAX = 2**31 - 1
+"""The largest number an option may hold (issue 15: a ``hand_size`` of 10^30 is
+``bad_option``, not a deal fault; smaller values too big for the pack stay deal faults)."""
+
+
+def _out_of_range(value: Any, path: str = "") -> tuple[str, int] | None:
+    """The first integer in ``value`` (at any depth) beyond +-:data:`OPTION_INT_MAX`."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return (path, value) if abs(value) > OPTION_INT_MAX else None
+    if isinstance(value, dict):
+        items: Any = value.items()
+    elif isinstance(value, list | tuple):
+        items = enumerate(value)
+    else:
+        return None
+    for k, v in items:
+        found = _out_of_range(v, f"{path}.{k}" if path else str(k))
+        if found is not None:
+            return found
+    return None
 
 
 def read_ruleset_file(path: str | Path) -> dict[str, Any]:

@@ -21,6 +21,7 @@ A compressed file is one shard (a compressed stream cannot be entered in the mid
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -30,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from .events import Game, decode_event
+from .events import Game, decode_event, encode_event
 from .logfile import (
     GZIP_MAGIC,
     LOG_SUFFIXES,
@@ -240,6 +241,34 @@ def outcome(report: GameReport) -> GameOutcome:
     )
 
 
+class ContentHasher:
+    """A replay visitor for ``validate`` (which builds no rows): puts a 64-bit digest of
+    each game's header, accepted lines and first violation into
+    ``report.extra["content_hash"]``, so a game id used twice for one game can be told
+    from one used by two different games (issue 15, item 6)."""
+
+    def __init__(self) -> None:
+        self._h = hashlib.blake2b(digest_size=8)
+
+    def begin_game(self, report: GameReport) -> None:
+        """Start a new digest, with the header."""
+        self._h = hashlib.blake2b(digest_size=8)
+        if report.header is not None:
+            self._h.update(encode_event(report.header))
+
+    def event(self, report: GameReport, index: int, line: int, event: Any, raw: bytes) -> None:
+        """Add one accepted line."""
+        self._h.update(raw)
+        self._h.update(b"\n")
+
+    def end_game(self, report: GameReport) -> None:
+        """Finish: the lines, the event count and the first violation's code and place."""
+        v = report.violation
+        tail = f"{report.events}|{v.code if v else ''}|{v.event_index if v else ''}"
+        self._h.update(tail.encode())
+        report.extra["content_hash"] = int.from_bytes(self._h.digest(), "little", signed=True)
+
+
 def run_shard(
     shard: Shard,
     rules_file_options: Mapping[str, Any] | None = None,
@@ -269,7 +298,8 @@ def run_shard(
     from .collector import RecordCollector  # Arrow and Polars only when rows are wanted
 
     collector = RecordCollector(ingested_at=ingested_at) if collect else None
-    replayer = Replayer(rules_file_options, visitors=[collector] if collector else [])
+    visitors: list[Any] = [collector] if collector else [ContentHasher()]
+    replayer = Replayer(rules_file_options, visitors=visitors)
     if matches:
         replayer.matches = copy.deepcopy(dict(matches))
     result = ShardResult(shard=Shard(shard.index, shard.path, shard.start, shard.end,

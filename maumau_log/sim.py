@@ -13,6 +13,8 @@ for byte, and every simulated header carries a seed and its commitment.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import random
 from collections.abc import Iterator, Mapping
 from typing import Any, BinaryIO
@@ -240,6 +242,28 @@ class _Table:
         self.emit(end)
 
 
+def run_prefix(preset: str, players: int, options: Mapping[str, Any] | None) -> str:
+    """The start of simulated ids: ``sim-<preset>-<players>p`` and, with header options, the
+    first 8 hex digits of the SHA-256 of their canonical JSON (issue 15, item 5).
+
+    With the seed after it, ids differ whenever the ruleset, the players, the options or the
+    seed differ, and the same arguments give the same ids (two default simulations of two
+    presets no longer collide in one dataset).
+
+    Args:
+        preset: the canonical preset name.
+        players: players per game.
+        options: the header options, or None.
+    Returns:
+        E.g. ``"sim-classic-4p"`` or ``"sim-classic-4p-1a2b3c4d"``.
+    """
+    base = f"sim-{preset}-{players}p"
+    if options:
+        canon = json.dumps(options, sort_keys=True, separators=(",", ":"))
+        base += "-" + hashlib.sha256(canon.encode()).hexdigest()[:8]
+    return base
+
+
 def simulate(
     ruleset: str,
     players: int,
@@ -247,7 +271,7 @@ def simulate(
     seed: int,
     options: Mapping[str, Any] | None = None,
     bot: Bot | None = None,
-    id_prefix: str = "sim",
+    id_prefix: str | None = None,
 ) -> Iterator[list[Event]]:
     """Play ``games`` seeded rounds and yield each as its list of events (header first).
 
@@ -258,7 +282,8 @@ def simulate(
         seed: the seed; equal arguments give equal games.
         options: header options overriding the preset (written into every header).
         bot: the players' habits (defaults: :class:`Bot`).
-        id_prefix: the start of every ``game_id``.
+        id_prefix: the start of every ``game_id`` (``<prefix>-<seed>-<n>``); None for
+            :func:`run_prefix` (ruleset, players and options in the id).
     Yields:
         One list of events per game.
     Raises:
@@ -269,6 +294,8 @@ def simulate(
     rng = random.Random(seed)
     bot = bot or Bot()
     names = [f"p{i + 1}" for i in range(players)]
+    if id_prefix is None:
+        id_prefix = run_prefix(rules.preset, players, options)
     for g in range(games):
         header = Game(
             format=FORMAT_VERSION,
@@ -292,7 +319,7 @@ def simulate_matches(
     seed: int,
     options: Mapping[str, Any] | None = None,
     bot: Bot | None = None,
-    id_prefix: str = "sim",
+    id_prefix: str | None = None,
     max_rounds: int = 500,
 ) -> Iterator[list[Event]]:
     """Play ``matches`` seeded matches, round by round, and yield each round's events.
@@ -318,6 +345,8 @@ def simulate_matches(
             f"preset {rules.preset!r} sets no match end (match_target, match_rounds or "
             "loser_hand_shrink): set one with options"
         )
+    if id_prefix is None:
+        id_prefix = run_prefix(rules.preset, players, options)
     return _matches(rules, players, matches, seed, options, bot, id_prefix, max_rounds)
 
 

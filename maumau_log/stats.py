@@ -41,6 +41,17 @@ POWER_COLUMNS: tuple[str, ...] = (
 """``results`` columns of power cards played, one per power."""
 
 
+def _real_date(text: str) -> bool:
+    """True for a calendar date (``2024-02-30`` is not one)."""
+    import datetime as _dt
+
+    try:
+        _dt.date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _common_filters(
     lf: pl.LazyFrame, ruleset: str | None, since: str | None, include_invalid: bool
 ) -> pl.LazyFrame:
@@ -54,7 +65,7 @@ def _common_filters(
     if ruleset is not None:
         lf = lf.filter(pl.col("ruleset") == ruleset)
     if since is not None:
-        if not _DATE.match(since):
+        if not _DATE.match(since) or not _real_date(since):
             raise ValueError(f"--since must be a date YYYY-MM-DD, not {since!r}")
         lf = lf.filter((pl.col("date") != UNKNOWN) & (pl.col("date") >= since))
     return lf

@@ -25,7 +25,9 @@ ingest.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
+import hashlib
 import json
 import os
 import re
@@ -170,9 +172,16 @@ VIOLATIONS_SCHEMA = pa.schema(
         ("rule", pa.string()),
         ("message", pa.string()),
         ("expected", pa.string()),
+        ("raw", pa.string()),
     ]
 )
-"""Every violation, with the fields of ``Violation.to_dict()``."""
+"""Every violation, with the fields of ``Violation.to_dict()``, and ``raw``: the violating
+line as logged (UTF-8, invalid bytes replaced, cut to :data:`RAW_LIMIT` characters; null
+when there was no line, e.g. a file that ended early). ``raw`` was added by issue 15 (the
+dispute view shows the event as logged); older files read it as null."""
+
+RAW_LIMIT = 10_000
+"""Characters of a violating line kept in ``violations.raw``."""
 
 MATCH_TOTAL = pa.struct([("player", pa.string()), ("total", pa.int32())])
 
@@ -237,10 +246,31 @@ def _writer_options(table: str) -> dict[str, Any]:
 
 
 class DatasetError(ValueError):
-    """A dataset that cannot be used: missing, not a dataset, a newer version, busy.
+    """A dataset that cannot be used: missing, not a dataset, a newer version, busy,
+    damaged (a listed file missing or changed), or not writable (a full disk).
 
-    The message names the folder and says what is wrong, in one line.
+    The message names the folder or file and says what is wrong, in one line.
     """
+
+
+_WRITE_CAUSES = {
+    errno.ENOSPC: "no space left on the device",
+    errno.EFBIG: "file too large (a file-size limit such as ulimit -f)",
+    errno.EDQUOT: "disk quota exceeded",
+    errno.EROFS: "read-only file system",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "operation not permitted",
+}
+
+
+def write_error(root: Path, exc: OSError, what: str | None = None) -> DatasetError:
+    """A :class:`DatasetError` for an ingest that could not write (exit 2: the machine's
+    fault, not a bug): the file and the cause, and that the dataset is as it was."""
+    cause = _WRITE_CAUSES.get(exc.errno or -1) or exc.strerror or str(exc)
+    where = what or exc.filename or root
+    return DatasetError(
+        f"{where}: cannot write: {cause}; nothing was stored, the dataset {root} is as it was"
+    )
 
 
 def partition_value(value: str | None) -> str:
@@ -266,18 +296,25 @@ class Manifest:
     Attributes:
         files: table name to the relative paths of its published files.
         ingests: one record per ingest that added data (id, time, counts, sources).
+        file_info: relative path to ``{"bytes": size, "sha256": hex digest}`` of each
+            published file (issue 15). A manifest written before records none: such files
+            are checked for presence only, and ``verify`` says their checksums were not
+            recorded.
     """
 
     files: dict[str, list[str]] = field(default_factory=lambda: {t: [] for t in ALL_TABLES})
     ingests: list[dict[str, Any]] = field(default_factory=list)
+    file_info: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def to_json(self) -> str:
-        """The manifest as JSON text."""
+        """The manifest as JSON text (``file_info`` is a key older readers ignore)."""
+        listed = {f for fs in self.files.values() for f in fs}
         return json.dumps(
             {
                 "format": FORMAT_NAME,
                 "version": DATASET_VERSION,
                 "files": self.files,
+                "file_info": {k: v for k, v in sorted(self.file_info.items()) if k in listed},
                 "ingests": self.ingests,
             },
             indent=1,
@@ -320,10 +357,72 @@ def read_manifest(dataset: str | os.PathLike[str]) -> Manifest:
             f"{DATASET_VERSION} (upgrade maumau-log)"
         )
     files = data.get("files") or {}
+    info = data.get("file_info") or {}
     return Manifest(
         files={t: [str(f) for f in files.get(t, [])] for t in ALL_TABLES},
         ingests=list(data.get("ingests") or []),
+        file_info={
+            str(k): dict(v)
+            for k, v in (info.items() if isinstance(info, dict) else [])
+            if isinstance(v, dict)
+        },
     )
+
+
+def file_sha256(path: Path) -> str:
+    """The SHA-256 of a file's bytes, as hex (what ``sha256sum`` prints).
+
+    Raises:
+        OSError: the file cannot be read.
+    """
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def check_files(
+    dataset: str | os.PathLike[str],
+    manifest: Manifest | None = None,
+    tables: tuple[str, ...] = ALL_TABLES,
+) -> Manifest:
+    """The cheap check every read makes: each file the manifest lists for ``tables`` exists
+    and has the size the manifest recorded (one ``stat`` per file; checksums are for
+    :func:`maumau_log.verify.verify`).
+
+    Args:
+        dataset: the dataset folder.
+        manifest: its manifest, or None to read it.
+        tables: the tables about to be read.
+    Returns:
+        The manifest.
+    Raises:
+        DatasetError: a listed file is missing, unreadable or of another size; the message
+            names the file and says to run ``maumau-log verify``.
+    """
+    root = Path(dataset)
+    if manifest is None:
+        manifest = read_manifest(root)
+    for table in tables:
+        for rel in manifest.files.get(table, []):
+            path = root / rel
+            try:
+                size = path.stat().st_size
+            except FileNotFoundError:
+                raise DatasetError(
+                    f"{path}: missing: the manifest lists this file of table {table!r} but it "
+                    f"is gone; the dataset is damaged (maumau-log verify {root} checks it all)"
+                ) from None
+            except OSError as exc:
+                raise DatasetError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+            want = manifest.file_info.get(rel, {}).get("bytes")
+            if isinstance(want, int) and size != want:
+                raise DatasetError(
+                    f"{path}: changed: {size:,} bytes, the manifest recorded {want:,}; the "
+                    f"dataset is damaged (maumau-log verify {root} checks it all)"
+                )
+    return manifest
 
 
 def _write_manifest(root: Path, manifest: Manifest) -> None:
@@ -365,12 +464,13 @@ def scan(dataset: str | os.PathLike[str], table: str) -> pl.LazyFrame:
         ``date`` (strings). Filters on them prune files; column selection is pushed into
         the scan.
     Raises:
-        DatasetError: see :func:`read_manifest`; also an unknown table name.
+        DatasetError: see :func:`read_manifest` and :func:`check_files` (a listed file of
+            any table missing or of another size); also an unknown table name.
     """
     if table not in ALL_TABLES:
         raise DatasetError(f"unknown table {table!r}; the tables are: {', '.join(ALL_TABLES)}")
     root = Path(dataset)
-    manifest = read_manifest(root)
+    manifest = check_files(root)  # every file: a damaged dataset is noticed by every read
     return _scan_files(root, table, manifest.files[table])
 
 
@@ -425,7 +525,7 @@ def scan_all(dataset: str | os.PathLike[str]) -> dict[str, pl.LazyFrame]:
         DatasetError: see :func:`read_manifest`.
     """
     root = Path(dataset)
-    manifest = read_manifest(root)
+    manifest = check_files(root)
     return {t: _scan_files(root, t, manifest.files[t]) for t in ALL_TABLES}
 
 
@@ -440,7 +540,7 @@ def known_games(dataset: str | os.PathLike[str]) -> dict[str, tuple[int, str, in
     root = Path(dataset)
     if not _manifest_path(root).exists():
         return {}
-    manifest = read_manifest(root)
+    manifest = check_files(root, tables=("games",))
     out: dict[str, tuple[int, str, int]] = {}
     for f in manifest.files["games"]:
         t = pq.read_table(
@@ -493,11 +593,7 @@ class DatasetWriter:
         root = self.root
         if root.exists() and not root.is_dir():
             raise DatasetError(f"{root}: exists and is not a folder")
-        if (
-            root.is_dir()
-            and not _manifest_path(root).exists()
-            and any(p.name != ".lock" for p in root.iterdir())
-        ):
+        if root.is_dir() and not _manifest_path(root).exists() and _foreign_files(root):
             raise DatasetError(
                 f"{root}: not a maumau-log dataset and not empty; "
                 "give a new or empty folder, or an existing dataset"
@@ -511,14 +607,28 @@ class DatasetWriter:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
+            holder = ""
+            with contextlib.suppress(OSError, ValueError):
+                pid = int(os.pread(fd, 32, 0).decode().strip() or "x")
+                holder = f" (process {pid})"
             os.close(fd)
-            raise DatasetError(f"{root}: another ingest is writing to this dataset") from exc
+            self._created = False
+            raise DatasetError(
+                f"{root}: another ingest{holder} holds the lock on this dataset "
+                f"({root / '.lock'}); wait for it to finish, then run this ingest again"
+            ) from exc
         self._lock_fd = fd
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         try:
             if _manifest_path(root).exists():
-                self.manifest = read_manifest(root)
+                self.manifest = check_files(root)
             self._clean_leftovers()
             self.tmp.mkdir()
+        except OSError as exc:
+            self._unlock()
+            raise write_error(root, exc, str(self.tmp)) from exc
         except BaseException:
             self._unlock()
             raise
@@ -569,18 +679,33 @@ class DatasetWriter:
                 if rel in self._written:
                     raise RuntimeError(f"{rel} is closed; write before close_files()")
                 path = self.tmp / rel
-                path.parent.mkdir(parents=True, exist_ok=True)
-                writer = pq.ParquetWriter(path, SCHEMAS[name], **_writer_options(name))
+                try:
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    writer = pq.ParquetWriter(path, SCHEMAS[name], **_writer_options(name))
+                except OSError as exc:
+                    raise write_error(self.root, exc, str(self.root / rel)) from exc
                 self._writers[key] = writer
                 self._written[rel] = name
-            writer.write_table(table.replace_schema_metadata(SCHEMAS[name].metadata))
+            try:
+                writer.write_table(table.replace_schema_metadata(SCHEMAS[name].metadata))
+            except OSError as exc:
+                rel = f"{partition_dir(*key)}/part-{self.id}.parquet"
+                raise write_error(self.root, exc, str(self.root / rel)) from exc
             self.rows[name] += table.num_rows
 
     def close_files(self) -> None:
-        """Finish the files written so far, so that :meth:`files` can read them."""
-        for w in self._writers.values():
-            w.close()
-        self._writers = {}
+        """Finish the files written so far, so that :meth:`files` can read them.
+
+        Raises:
+            DatasetError: a file cannot be finished (a full disk, a file-size limit).
+        """
+        writers, self._writers = self._writers, {}
+        for (name, ruleset, date), w in writers.items():
+            try:
+                w.close()
+            except OSError as exc:
+                rel = f"{partition_dir(name, ruleset, date)}/part-{self.id}.parquet"
+                raise write_error(self.root, exc, str(self.root / rel)) from exc
 
     def files(self, table: str) -> list[tuple[str, Path]]:
         """The files of ``table`` as they will be after :meth:`commit`: (relative path,
@@ -620,12 +745,15 @@ class DatasetWriter:
         if new is None or new.num_rows == 0:
             return
         path = self.tmp / target
-        path.parent.mkdir(parents=True, exist_ok=True)
-        pq.write_table(
-            new.cast(SCHEMAS[table]).replace_schema_metadata(SCHEMAS[table].metadata),
-            path,
-            **_writer_options(table),
-        )
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            pq.write_table(
+                new.cast(SCHEMAS[table]).replace_schema_metadata(SCHEMAS[table].metadata),
+                path,
+                **_writer_options(table),
+            )
+        except OSError as exc:
+            raise write_error(self.root, exc, str(self.root / target)) from exc
         self._written[target] = table
 
     def new_file(self, table: str, ruleset: str, date: str) -> tuple[str, Path]:
@@ -649,20 +777,33 @@ class DatasetWriter:
 
         Files that :meth:`replace` replaced leave the manifest and are deleted after it is
         published (a crash in between leaves them unlisted: the next ingest deletes them).
+        Every published file's size and SHA-256 go into the manifest's ``file_info``.
 
         Args:
             record: facts about this ingest kept in the manifest's ``ingests`` list.
         Returns:
             The relative paths published (empty when nothing was written).
+        Raises:
+            DatasetError: a file cannot be written or moved (a full disk, a file-size limit,
+                no permission); nothing is published.
         """
+        try:
+            return self._commit(record)
+        except OSError as exc:
+            raise write_error(self.root, exc) from exc
+
+    def _commit(self, record: Mapping[str, Any] | None) -> list[str]:
         self.close_files()
         published: list[str] = []
         moves = [(self.tmp / r, self.root / r, r, name) for r, name in self._written.items()]
         if moves or self._removed:
-            for src, dst, rel, _name in moves:
-                dst.parent.mkdir(parents=True, exist_ok=True)
+            info = {k: v for k, v in self.manifest.file_info.items() if k not in self._removed}
+            for src, _dst, rel, _name in moves:
                 with open(src, "rb") as fh:
                     os.fsync(fh.fileno())
+                info[rel] = {"bytes": src.stat().st_size, "sha256": file_sha256(src)}
+            for src, dst, rel, _name in moves:
+                dst.parent.mkdir(parents=True, exist_ok=True)
                 os.replace(src, dst)
                 published.append(rel)
             new = Manifest(
@@ -671,6 +812,7 @@ class DatasetWriter:
                     for t, fs in self.manifest.files.items()
                 },
                 ingests=list(self.manifest.ingests),
+                file_info=info,
             )
             for _, _, rel, name in moves:
                 new.files[name].append(rel)
@@ -698,6 +840,15 @@ class DatasetWriter:
         if self._created and not self._committed and self._lock_fd is not None:
             shutil.rmtree(self.root, ignore_errors=True)  # it did not exist before
         self._unlock()
+
+
+def _foreign_files(root: Path) -> bool:
+    """True when a folder without a manifest holds anything but what an ingest into it
+    leaves while it runs (``.lock``, ``.tmp-*``): then it is not ours to fill."""
+    return any(
+        p.name != ".lock" and not p.name.startswith((".tmp-", f".{MANIFEST}."))
+        for p in root.iterdir()
+    )
 
 
 def iter_files(dataset: str | os.PathLike[str]) -> Iterator[tuple[str, Path]]:

@@ -43,7 +43,6 @@ CODES: dict[str, str] = {
     "bad_commitment": "the revealed shuffle seed does not hash to the published commitment",
     "deal_not_from_seed": "the deal, starter, stock or a reshuffle is not what the seed gives",
     "truncated_file": "the file ends inside a compressed block or cannot be read further",
-    "not_a_log": "the file is binary, not a JSON Lines log",
     "line_too_long": "a line longer than the reader accepts",
 }
 """Every violation code to its meaning."""

@@ -41,7 +41,7 @@ GAMES: list[list[bytes]] = [
     [encode_event(e) for e in g] for g in simulate("standard", 2, 3, 35)
 ]  # fmt: skip
 A, B, C = GAMES
-ID_A, ID_B, ID_C = "sim-35-000000", "sim-35-000001", "sim-35-000002"
+ID_A, ID_B, ID_C = (f"sim-standard-2p-35-{k:06d}" for k in range(3))  # issue 15 ids
 K = 5  # the event of B that the bad thing replaces or precedes
 
 
@@ -287,23 +287,29 @@ def test_blank_lines_between_events_keep_line_numbers(tmp_path: Path) -> None:
 
 
 def test_binary_file(tmp_path: Path) -> None:
+    # issue 15: a binary file is unreadable input (exit 2 when nothing else was read), not
+    # one invalid game
     path = tmp_path / "image.jsonl"
     path.write_bytes(bytes.fromhex("89504e470d0a1a0a0000000d49484452") + bytes(range(256)) * 8)
     rc, doc, _ = validate(str(path))
-    assert rc == 1
-    assert (doc["games"], doc["valid"]) == (1, 0)
-    v = one_violation(doc)
-    assert (v["code"], v["line"], v["event_index"], v["game_id"]) == ("not_a_log", 1, None, None)
+    assert rc == 2
+    assert (doc["games"], doc["valid"], doc["violations"]) == (0, 0, [])
+    assert doc["unreadable"] == [
+        f"{path}: not a text log: binary content (NUL bytes) at byte offset 8"
+    ]
+    good = tmp_path / "good.jsonl"
+    good.write_bytes(jsonl(A))
+    rc, doc, _ = validate(str(tmp_path))  # beside a good log: the good game counts, exit 1
+    assert rc == 1 and (doc["games"], doc["valid"], len(doc["unreadable"])) == (1, 1, 1)
 
 
 def test_utf16_file_is_not_a_log(tmp_path: Path) -> None:
     path = tmp_path / "utf16.jsonl"
     path.write_bytes(jsonl(A).decode().encode("utf-16"))
     rc, doc, _ = validate(str(path))
-    assert rc == 1
-    v = one_violation(doc)
-    assert v["code"] == "not_a_log"
-    assert "UTF-16" in v["message"]
+    assert rc == 2
+    (problem,) = doc["unreadable"]
+    assert "not a text log" in problem and "UTF-16" in problem
 
 
 def test_truncated_gzip(tmp_path: Path) -> None:
@@ -484,16 +490,16 @@ def test_directory_with_a_mix(tmp_path: Path) -> None:
     (d / "sub" / "f_good.jsonl.zst").write_bytes(zstandard.ZstdCompressor().compress(jsonl(C)))
     rc, doc, _ = validate(str(d))
     assert rc == 1
-    assert doc["unreadable"] == []
+    (binary,) = doc["unreadable"]  # issue 15: unreadable input, not a game
+    assert binary.startswith(str(d / "c_binary.jsonl") + ": not a text log")
     found = {(Path(v["file"]).name, v["code"], v["game_id"]) for v in doc["violations"]}
     assert found == {
         ("b_broken.jsonl", "bad_json", ID_B),
-        ("c_binary.jsonl", "not_a_log", None),
         ("d_cut.jsonl.gz", "truncated_file", ID_C),
     }
     # good: a_good 2, b_broken 2 (A, C), d_cut 2 (A, B), f_good 1
     assert doc["valid"] == 7
-    assert doc["games"] == 2 + 3 + 1 + 3 + 1
+    assert doc["games"] == 2 + 3 + 3 + 1
     broken = next(v for v in doc["violations"] if v["code"] == "bad_json")
     assert (broken["line"], broken["event_index"]) == (b_line(K), K)
 
@@ -511,11 +517,12 @@ def test_missing_path_exits_2(tmp_path: Path) -> None:
     assert "nope.jsonl" in result.output
 
 
-def test_unopenable_file_in_a_directory_exits_2(tmp_path: Path) -> None:
+def test_unopenable_file_in_a_directory_exits_1_beside_good_games(tmp_path: Path) -> None:
+    # issue 15: unreadable input is exit 2 when nothing else was read, else 1
     (tmp_path / "good.jsonl").write_bytes(jsonl(A))
     os.symlink(tmp_path / "gone.jsonl", tmp_path / "dangling.jsonl")
     rc, doc, _ = validate(str(tmp_path))
-    assert rc == 2
+    assert rc == 1
     assert (doc["games"], doc["valid"]) == (1, 1)
     assert len(doc["unreadable"]) == 1
     assert "dangling.jsonl" in doc["unreadable"][0]

@@ -47,7 +47,6 @@ EXPECTED: dict[str, tuple[str, str | None, int | None, int]] = {
     "missed_penalty.jsonl": ("missed_penalty", "sample-missed_penalty", 11, 12),
     "missing_header.jsonl": ("missing_header", None, 0, 1),
     "missing_suit_choice.jsonl": ("missing_suit_choice", "sample-missing_suit_choice", 7, 8),
-    "not_a_log.jsonl": ("not_a_log", None, None, 1),
     "play_after_round_end.jsonl": ("play_after_round_end", "sample-play_after_round_end", 14, 15),
     "round_not_finished.jsonl": ("round_not_finished", "sample-round_not_finished", 14, 14),
     "schema_error.jsonl": ("schema_error", "sample-schema_error", 12, 13),
@@ -114,8 +113,12 @@ def test_valid_files_are_the_documented_ones() -> None:
     assert _logs(VALID) == sorted(VALID_FILES)
 
 
+UNREADABLE_SAMPLES = ["not_a_log.jsonl"]
+"""Samples that are unreadable input, not a violation (issue 15: a binary file)."""
+
+
 def test_one_violation_file_per_code() -> None:
-    assert _logs(BROKEN) == sorted(EXPECTED)
+    assert _logs(BROKEN) == sorted([*EXPECTED, *UNREADABLE_SAMPLES])
     for name, (code, _, _, _) in EXPECTED.items():
         assert name.split(".")[0] == code
         assert code in CODES
@@ -209,7 +212,9 @@ def test_cli_validate_violations_dir_json() -> None:
     assert doc["games"] == len(EXPECTED) + rounds
     assert doc["valid"] == rounds
     assert doc["invalid"] == len(EXPECTED)
-    assert doc["unreadable"] == []
+    # issue 15: the binary sample is unreadable input, not an invalid game
+    (unreadable,) = doc["unreadable"]
+    assert unreadable.startswith(str(BROKEN / "not_a_log.jsonl") + ": not a text log: binary")
     by_file: dict[str, list[dict[str, object]]] = {}
     for v in doc["violations"]:
         by_file.setdefault(Path(str(v["file"])).name, []).append(v)

@@ -143,7 +143,8 @@ def test_crash_while_publishing(
         real_replace(src, dst)
 
     monkeypatch.setattr(store.os, "replace", crash)
-    with pytest.raises(OSError):
+    # issue 15: a write failure is the machine's fault, reported as a DatasetError (exit 2)
+    with pytest.raises(store.DatasetError, match="cannot write: I/O error; nothing was stored"):
         ingest([logs], ds)
     monkeypatch.setattr(store.os, "replace", real_replace)
     # the moved files are not in the manifest: readers do not see them

@@ -6,7 +6,9 @@ query, analyze), :mod:`.bots_cmds` (bots ladder, review). Domain errors become e
 
 - 0: every game valid (or the command succeeded);
 - 1: violations found (invalid games);
-- 2: usage error or unreadable input (missing file, bad ruleset file, bad option);
+- 2: usage error or unreadable input (missing file, bad ruleset file, bad option), and the
+  machine's or the data's faults: a full disk or file-size limit, a missing or damaged
+  dataset file, a network or permission error (issue 15);
 - 3: an internal error (a bug: reported in one line, never a traceback);
 - 4: a shard failed (its worker died): reported with its file; the other shards' results
   stand (an ingest stored them) and a re-run completes the work;
@@ -19,7 +21,8 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import NoReturn
+from pathlib import Path
+from typing import Annotated, Any, NoReturn, get_args, get_origin
 
 import typer
 from rich.console import Console
@@ -33,7 +36,6 @@ EXIT_SHARD_FAILED = 4
 
 app = typer.Typer(
     name="maumau-log",
-    help="Replay, validate and analyse Mau-Mau family game logs (maumau-log/1 JSON Lines).",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -59,10 +61,141 @@ def safe(text: str) -> str:
     return escape(clean(text))
 
 
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        from .. import __version__
+
+        try:
+            number = version("maumau-log")
+        except PackageNotFoundError:  # run from a source tree without installing
+            number = __version__
+        typer.echo(f"maumau-log {number}")
+        raise typer.Exit(EXIT_OK)
+
+
+@app.callback()
+def _root(
+    show_version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Replay, validate and analyse Mau-Mau family game logs (maumau-log/1 JSON Lines)."""
+
+
+class Interrupted(BaseException):
+    """Ctrl-C, raised by the SIGINT handler of :func:`main`: a BaseException that the
+    command-line framework does not catch (it turns KeyboardInterrupt into a silent exit),
+    so :func:`main` prints what happened; ``with`` blocks unwind on the way (an interrupted
+    ingest removes what it wrote)."""
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise Interrupted
+
+
+INTERRUPTED = ["interrupted"]
+"""What Ctrl-C prints (a command that writes a dataset says it is as it was)."""
+
+
+def on_interrupt(message: str) -> None:
+    """Set the line Ctrl-C prints before exit 130 (e.g. that the dataset is as it was)."""
+    INTERRUPTED[0] = message
+
+
+def dataset_read_error(exc: BaseException, dataset: object) -> str:
+    """One line for a dataset file Polars or pyarrow could not read (a damaged file, not a
+    bug: exit 2), pointing at ``maumau-log verify``."""
+    first = str(exc).strip().splitlines()
+    text = first[0] if first else type(exc).__name__
+    return f"{text} (maumau-log verify {dataset} checks every file)"
+
+
 def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
     """Print ``message`` to stderr and exit with ``code`` (2: usage or unreadable input)."""
     err.print(f"[bold red]error:[/] {safe(message)}", highlight=False)
     raise typer.Exit(code)
+
+
+_METAVARS = {
+    "paths": "PATH",
+    "since": "DATE",
+    "fmt": "FORMAT",
+    "game_id": "GAME_ID",
+    "match_id": "MATCH_ID",
+    "sql": "SQL",
+    "files": "FILE",
+    "dataset": "DATASET",
+    "out": "PATH",
+    "rules": "FILE",
+    "out_file": "FILE",
+    "dest": "FILE",
+    "server_log": "SERVER_LOG",
+    "seat_log": "SEAT_LOG",
+}
+"""Placeholders a person can read (issue 15, item 8), by parameter name."""
+
+
+def _base_type(annotation: Any) -> tuple[Any, bool]:
+    """The element type of a parameter annotation and whether it takes several values."""
+    many = False
+    while True:
+        origin = get_origin(annotation)
+        args = [a for a in get_args(annotation) if a is not type(None)]
+        if origin is list:
+            many, annotation = True, args[0]
+        elif origin is not None and args and len(args) == 1:  # X | None
+            annotation = args[0]
+        else:
+            return annotation, many
+
+
+def readable_metavars(command: Any) -> Any:
+    """Give every argument and option of the command tree a readable placeholder
+    (``PATH...``, ``DATASET``, ``FILE``, ``N``), never ``{paths}`` or ``<list[Path]>``;
+    flags get none (issue 15, item 8). Returns the command."""
+    for param in getattr(command, "params", []):
+        if param.metavar is not None or param.name is None:
+            continue
+        if getattr(param, "is_flag", False):
+            param.metavar = ""
+            continue
+        desc = getattr(param, "type_descriptor", None)
+        annotation, many = _base_type(desc.annotation if desc is not None else str)
+        many = many or param.nargs == -1
+        name = param.name
+        if name in _METAVARS:
+            word = _METAVARS[name]
+        elif annotation is int:
+            word = "N"
+        elif annotation is float:
+            word = "X"
+        elif annotation is Path:
+            word = "FILE"
+        else:
+            word = name.upper()
+        param.metavar = word + ("..." if many else "")
+        if getattr(param, "param_type_name", "") == "argument":
+            shown = param.metavar if param.required else f"[{param.metavar}]"
+            param._usage_display_name = lambda shown=shown: shown  # not {paths}...
+            param.display_type_rich = lambda ctx: None  # not <list[Path]>
+    make_help = getattr(command, "get_help_option", None)
+    if make_help is not None:
+
+        def help_option(ctx: Any, make_help: Any = make_help) -> Any:
+            option = make_help(ctx)
+            if option is not None:
+                option.metavar = ""  # not --help <bool>
+            return option
+
+        command.get_help_option = help_option
+    for sub in getattr(command, "commands", {}).values():
+        readable_metavars(sub)
+    return command
 
 
 _COMMAND_MODULES = {
@@ -83,6 +216,7 @@ _COMMAND_MODULES = {
     "view": "dispute_cmds",
     "convert": "dispute_cmds",
     "compact": "compact_cmds",
+    "verify": "verify_cmds",
 }
 """The module that registers each command. :func:`main` imports only the one the command
 line names (the others load Polars, Arrow, SciPy: a second of start-up a short command
@@ -97,6 +231,7 @@ _ALL_MODULES = (
     "dispute_cmds",
     "import_cmds",
     "replay_cmds",
+    "verify_cmds",
 )
 
 
@@ -119,13 +254,20 @@ def main() -> None:
 
         # a library imported above may take SIGINT over; Ctrl-C must stop the command (and
         # an interrupted ingest leaves the dataset as it was)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        app()
+        signal.signal(signal.SIGINT, _interrupt)
+        command = readable_metavars(typer.main.get_command(app))
+        command.main(prog_name="maumau-log")
     except SystemExit:
         raise
-    except KeyboardInterrupt:
-        err.print("interrupted")
+    except (KeyboardInterrupt, Interrupted):
+        err.print(INTERRUPTED[0], highlight=False)
         sys.exit(130)
+    except OSError as exc:  # the machine's fault (disk, network, permission), not a bug
+        where = f"{exc.filename}: " if exc.filename else ""
+        err.print(
+            f"[bold red]error:[/] {safe(where + (exc.strerror or str(exc)))}", highlight=False
+        )
+        sys.exit(EXIT_USAGE)
     except Exception as exc:  # never a traceback for a user
         err.print(
             f"[bold red]internal error:[/] {type(exc).__name__}: {escape(str(exc))}",

@@ -8,10 +8,15 @@ flagged; 2 a missing dataset, a folder that is not one, a bad option or an unwri
 from __future__ import annotations
 
 import json
+import os
+import re
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Annotated
 
+import polars as pl
+import pyarrow as pa
 import typer
 from rich import box
 from rich.console import Console
@@ -21,55 +26,82 @@ from rich.text import Text
 from ..audit import DEFAULT_ALPHA, DEFAULT_MIN_GAMES, AuditReport, _fmt_p, audit, report_html
 from ..audit_botlike import BotLikeness
 from ..store import DatasetError
-from . import EXIT_OK, EXIT_VIOLATIONS, app, err, fail, out
+from . import EXIT_OK, EXIT_VIOLATIONS, app, clean, dataset_read_error, err, fail, out
 
 AUDIT_FORMATS = ("table", "json", "html")
 
 
 def _print(table: Table) -> None:
-    if out.is_terminal:
-        out.print(table)
+    if out.is_terminal or os.environ.get("COLUMNS", "").isdigit():
+        out.print(table, soft_wrap=False)
     else:
         Console(width=200, soft_wrap=True, highlight=False).print(table)
+
+
+def skipped_line(report: AuditReport) -> str | None:
+    """One line saying why tests were skipped (issue 15: not a row per skipped test):
+    the count, grouped by reason with the numbers taken out."""
+    skipped = [f for f in report.findings if f.skipped]
+    if not skipped:
+        return None
+    reasons: Counter[str] = Counter()
+    for f in skipped:
+        text = str(f.skipped)
+        if "fewer than the minimum" in text:
+            reasons[f"fewer than {report.min_games} games (--min-games)"] += 1
+        else:
+            reasons[re.sub(r"\d+(\.\d+)?", "N", text)] += 1
+    why = "; ".join(f"{n} {r}" for r, n in reasons.most_common())
+    return f"{len(skipped)} tests skipped: {why} (--format json lists each)"
 
 
 def _text_report(report: AuditReport) -> None:
     err.print(
         f"{report.games} games ({report.valid} valid, {report.replayed} replayed); "
-        f"{len(report.tested)} tests, {len(report.findings) - len(report.tested)} skipped; "
+        f"{len(report.tested)} tests run, {len(report.findings) - len(report.tested)} skipped; "
         f"Holm-corrected at alpha {report.alpha} (min {report.min_games} games per test)",
         highlight=False,
     )
-    flags = Table(title=f"Flags ({len(report.flags)})", box=box.SIMPLE_HEAD, highlight=False)
-    for col in ("section", "check", "subject", "p", "p (Holm)", "finding", "evidence"):
-        flags.add_column(col, overflow="fold")
+    flags = Table(
+        title=f"Flags ({len(report.flags)})", box=box.SIMPLE_HEAD, highlight=False, expand=True
+    )
+    flags.add_column("check", overflow="fold", ratio=3)
+    flags.add_column("subject", overflow="fold", ratio=2)
+    flags.add_column("p (Holm)", justify="right", no_wrap=True)
+    flags.add_column("finding, evidence", overflow="fold", ratio=7)
     for f in report.flags:
         games = f.evidence.get("games", [])
+        evidence = " ".join(games[:5]) + (" ..." if len(games) > 5 else "")
         flags.add_row(
-            *(
-                Text(x)
-                for x in (
-                    f.section, f.check, f.subject, _fmt_p(f.p_value), _fmt_p(f.p_adjusted),
-                    f.summary, " ".join(games[:5]) + (" ..." if len(games) > 5 else ""),
-                )
-            )
-        )  # fmt: skip
-    _print(flags)
-    tests = Table(title="Every test", box=box.SIMPLE_HEAD, highlight=False)
-    for col in ("section", "check", "subject", "games", "p", "p (Holm)", "flag", "result"):
-        tests.add_column(col, overflow="fold")
+            Text(clean(f"{f.section}: {f.check}")),
+            Text(clean(f.subject)),
+            Text(_fmt_p(f.p_adjusted)),
+            Text(clean(f.summary + (f"\n{evidence}" if evidence else ""))),
+        )
+    if report.flags:
+        _print(flags)
+    tests = Table(title="Tests run", box=box.SIMPLE_HEAD, highlight=False, expand=True)
+    tests.add_column("check", overflow="fold", ratio=3)
+    tests.add_column("subject", overflow="fold", ratio=2)
+    for col in ("games", "p", "p (Holm)"):
+        tests.add_column(col, justify="right", no_wrap=True)
+    tests.add_column("result", overflow="fold", ratio=6)
     for f in report.findings:
+        if f.skipped:
+            continue
         tests.add_row(
-            *(
-                Text(x)
-                for x in (
-                    f.section, f.check, f.subject, str(f.games), _fmt_p(f.p_value),
-                    _fmt_p(f.p_adjusted), "FLAG" if f.flagged else "",
-                    f.summary or f"skipped: {f.skipped}",
-                )
-            )
-        )  # fmt: skip
-    _print(tests)
+            Text(clean(f"{f.section}: {f.check}")),
+            Text(clean(f.subject)),
+            Text(str(f.games)),
+            Text(_fmt_p(f.p_value)),
+            Text(_fmt_p(f.p_adjusted)),
+            Text(("FLAG " if f.flagged else "") + clean(f.summary or "")),
+        )
+    if report.tested:
+        _print(tests)
+    line = skipped_line(report)
+    if line:
+        err.print(line, highlight=False)
     for name, title in (
         ("wins_by_seat", "Wins by seat (95% Wilson interval)"),
         ("wins_by_dealer_position", "Wins by position from the dealer (0 = dealer)"),
@@ -80,8 +112,9 @@ def _text_report(report: AuditReport) -> None:
         if not rows:
             continue
         t = Table(title=title, box=box.SIMPLE_HEAD, highlight=False)
-        for col in rows[0]:
-            t.add_column(col, justify="right")
+        for col in rows[0]:  # two-line headers: the table fits 80 columns
+            numeric = isinstance(rows[0][col], int | float)
+            t.add_column(col.replace("_", "\n"), justify="right", no_wrap=numeric)
         for r in rows:
             t.add_row(*(f"{v:.3f}" if isinstance(v, float) else str(v) for v in r.values()))
         _print(t)
@@ -138,6 +171,8 @@ def audit_cmd(
         report = audit(dataset, alpha=alpha, min_games=min_games, bot_likeness=settings)
     except DatasetError as exc:
         fail(str(exc))
+    except (pl.exceptions.PolarsError, pa.ArrowException) as exc:
+        fail(f"{dataset}: cannot read the dataset: {dataset_read_error(exc, dataset)}")
     if fmt == "table":
         _text_report(report)
     else:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -28,11 +29,23 @@ from ..logfile import LogReadError
 from ..records import IngestSummary, StoredGame, StoredMatch, ingest, load_game, load_match
 from ..rules import RulesetError, find_preset
 from ..runners import Runner
+from ..sqlguard import BadQuery, QueryRefused, check_query
 from ..stats import STATS_BY, filter_matches, filter_results, match_stats, player_stats
 from ..store import DatasetError, scan, scan_all
-from . import EXIT_USAGE, app, clean, err, fail, out, safe
+from . import (
+    EXIT_USAGE,
+    app,
+    clean,
+    dataset_read_error,
+    err,
+    fail,
+    on_interrupt,
+    out,
+    safe,
+)
 from .replay_cmds import RulesOpt, ValidationRun, load_rules_file, resolve_inputs
 from .run_opts import AddressOpt, EngineOpt, JobsOpt, make_runner, shard_progress
+from .tables import BOARD_COLUMNS, MATCH_BOARD_COLUMNS, BoardColumn, board_table, pick_columns
 
 DEFAULT_DATASET = Path("maumau-data")
 """Where ``analyze`` keeps its dataset when ``--out`` is not given."""
@@ -83,57 +96,46 @@ def _rich_table(df: pl.DataFrame, title: str | None = None) -> Table:
     return table
 
 
-_BOARD_COLUMNS: tuple[tuple[str, str, str], ...] = (
-    # (column, header, format)
-    ("games", "games", "d"),
-    ("wins", "wins", "d"),
-    ("win_rate", "win\n%", "pct"),
-    ("win_rate_low", "95% CI\n(Wilson)", "ci"),
-    ("avg_cards_left", "cards\nleft", ".2f"),
-    ("avg_points_left", "points\nleft", ".1f"),
-    ("avg_round_score", "round\nscore", ".1f"),
-    ("draws_per_game", "draws\n/game", ".2f"),
-    ("penalties_per_game", "pen.\n/game", ".2f"),
-    ("missed_calls", "missed\ncalls", "d"),
-    ("power_played", "power\ncards", "d"),
-    ("wild_played", "wild\ncards", "d"),
-    ("avg_turns_to_win", "turns\nto win", ".1f"),
-)
+def _width() -> int | None:
+    """The width tables must fit: the terminal's, or ``COLUMNS``; None when stdout is a
+    file or a pipe (whole rows)."""
+    if out.is_terminal or os.environ.get("COLUMNS", "").isdigit():
+        return int(out.width)
+    return None
 
 
-def _board_table(
+def _print_board(
     df: pl.DataFrame,
     title: str,
-    columns: tuple[tuple[str, str, str], ...] = _BOARD_COLUMNS,
-) -> Table:
-    """The leaderboard, compact: percentages, the interval in one column, short headers."""
-    table = Table(title=title, highlight=False, box=box.SIMPLE_HEAD)
-    keys = [c for c in df.columns if c in ("player", "seat", "ruleset")]
-    for k in keys:
-        table.add_column(k, no_wrap=True)
-    for _, header, _ in columns:
-        table.add_column(header, justify="right", overflow="fold")
-    for row in df.iter_rows(named=True):
-        cells = [str(row[k]) for k in keys]
-        for col, _, fmt in columns:
-            value = row[col]
-            if value is None:
-                cells.append("-")
-            elif fmt == "pct":
-                cells.append(f"{100 * value:.1f}")
-            elif fmt == "ci":
-                high = row[col.removesuffix("_low") + "_high"]
-                cells.append(f"{100 * value:.0f}-{100 * high:.0f}")
-            else:
-                cells.append(format(value, fmt))
-        table.add_row(*(Text(clean(c)) for c in cells))
-    return table
+    columns: tuple[BoardColumn, ...] = BOARD_COLUMNS,
+    *,
+    wide: bool = False,
+    names: str | None = None,
+) -> None:
+    """A leaderboard that fits the terminal; the statistics left out named in one line."""
+    try:
+        chosen = pick_columns(columns, names)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--columns") from exc
+    width = None if wide else _width()
+    table, left_out = board_table(df, title, chosen, width)
+    if width is None:
+        Console(width=max(250, int(out.width)), soft_wrap=True, highlight=False).print(table)
+    else:
+        out.print(table, soft_wrap=False)
+    if left_out:
+        err.print(
+            f"[dim]not shown at {width} columns: {safe(', '.join(left_out))} "
+            "(--wide shows every column, --columns chooses)[/]",
+            highlight=False,
+        )
 
 
 def _print_table(table: Table) -> None:
-    """Print a table on stdout; full width when stdout is not a terminal (no truncation)."""
-    if out.is_terminal:
-        out.print(table)
+    """Print a table on stdout at the terminal's width; when stdout is not a terminal, at
+    ``COLUMNS`` if set, else 250 columns (a file gets whole rows)."""
+    if out.is_terminal or os.environ.get("COLUMNS", "").isdigit():
+        out.print(table, soft_wrap=False)
     else:
         Console(width=250, soft_wrap=True, highlight=False).print(table)
 
@@ -178,12 +180,28 @@ def _check_format(fmt: str) -> str:
     return fmt
 
 
+_QUERY_FAULTS = (
+    pl.exceptions.SQLInterfaceError,
+    pl.exceptions.SQLSyntaxError,
+    pl.exceptions.ColumnNotFoundError,
+    pl.exceptions.SchemaFieldNotFoundError,
+    pl.exceptions.SchemaError,
+    pl.exceptions.InvalidOperationError,
+    pl.exceptions.DuplicateError,
+    pl.exceptions.ShapeError,
+)
+"""Polars errors that a query's text causes (exit 2, "bad query"); any other Polars error
+while a query runs comes from reading the files."""
+
+
 def _polars_error(exc: Exception) -> str:
     first = str(exc).strip().splitlines()
     return first[0] if first else type(exc).__name__
 
 
 def _print_ingest(summary: IngestSummary) -> None:
+    for problem in summary.unreadable:
+        err.print(f"[bold red]unreadable:[/] {safe(problem)}", highlight=False)
     for c in summary.conflicts[:50]:
         err.print(f"[bold red]conflict:[/] {safe(str(c))}", highlight=False)
     for problem in summary.failed:
@@ -194,6 +212,8 @@ def _print_ingest(summary: IngestSummary) -> None:
         )
     if len(summary.conflicts) > 50:
         err.print(f"... and {len(summary.conflicts) - 50} more conflicts")
+    if summary.conflicts:
+        err.print(f"[dim]{safe(summary.conflicts[0].hint(summary.dataset))}[/]", highlight=False)
     rate = summary.events / summary.seconds if summary.seconds else 0.0
     colour = "red" if summary.exit_code else "green"
     err.print(
@@ -216,6 +236,7 @@ def _run_ingest(
 ) -> IngestSummary:
     file_options = load_rules_file(rules)
     files = resolve_inputs(paths, uris=uris)
+    on_interrupt(f"interrupted; the dataset is as it was ({dataset} was not changed)")
     try:
         with shard_progress(None, progress) as tick:
             return ingest(files, dataset, file_options, on_report=on_report, runner=runner,
@@ -244,18 +265,7 @@ def _match_board(
     except (DatasetError, ValueError) as exc:
         fail(str(exc))
     except pl.exceptions.PolarsError as exc:
-        fail(f"{dataset}: cannot read the dataset: {_polars_error(exc)}")
-
-
-_MATCH_BOARD_COLUMNS: tuple[tuple[str, str, str], ...] = (
-    ("matches", "matches", "d"),
-    ("match_wins", "wins", "d"),
-    ("match_draws", "draws", "d"),
-    ("match_win_rate", "win\n%", "pct"),
-    ("match_win_rate_low", "95% CI\n(Wilson)", "ci"),
-    ("avg_final_total", "final\ntotal", ".1f"),
-    ("rounds_per_match", "rounds\n/match", ".2f"),
-)
+        fail(f"{dataset}: cannot read the dataset: {dataset_read_error(exc, dataset)}")
 
 
 def _leaderboard(
@@ -285,7 +295,7 @@ def _leaderboard(
     except (DatasetError, ValueError) as exc:
         fail(str(exc))
     except pl.exceptions.PolarsError as exc:
-        fail(f"{dataset}: cannot read the dataset: {_polars_error(exc)}")
+        fail(f"{dataset}: cannot read the dataset: {dataset_read_error(exc, dataset)}")
 
 
 # ---------------------------------------------------------------------------------------
@@ -341,6 +351,19 @@ def stats_cmd(
             help="Break down per player by seat or ruleset; 'match' for the match leaderboard."
         ),
     ] = None,
+    wide: Annotated[
+        bool,
+        typer.Option("--wide", help="Show every column of the table, however wide."),
+    ] = False,
+    columns: Annotated[
+        str | None,
+        typer.Option(
+            "--columns",
+            metavar="NAME,...",
+            help="The table's statistics, in order (games, wins, win_rate, ci, "
+            "avg_cards_left, draws_per_game, ...).",
+        ),
+    ] = None,
 ) -> None:
     """Per-player leaderboard: games, wins, win rate with its 95% Wilson interval, and more.
 
@@ -358,7 +381,7 @@ def stats_cmd(
             dataset, ruleset=ruleset, player=player, since=since, include_invalid=include_invalid
         )
         if fmt == "table" and dest is None:
-            _print_table(_board_table(mdf, "Match leaderboard", _MATCH_BOARD_COLUMNS))
+            _print_board(mdf, "Match leaderboard", MATCH_BOARD_COLUMNS, wide=wide, names=columns)
             return
         _emit(mdf, fmt, dest)
         return
@@ -371,16 +394,21 @@ def stats_cmd(
         by=by,
     )
     if fmt == "table" and dest is None:
-        _print_table(_board_table(df, "Leaderboard"))
+        _print_board(df, "Leaderboard", wide=wide, names=columns)
         return
     _emit(df, fmt, dest)
+
+
+def _panel(panel: Panel) -> None:
+    """Print a panel folding long lines (a path) inside it, never cutting them."""
+    out.print(panel, soft_wrap=False)
 
 
 def _render_game(g: StoredGame) -> None:
     game = g.game
     head = Table.grid(padding=(0, 2))
-    head.add_column(style="bold")
-    head.add_column()
+    head.add_column(style="bold", no_wrap=True)
+    head.add_column(overflow="fold")  # a long source path wraps, never cut (issue 15)
     status = "[green]valid[/]" if game["valid"] else f"[red]invalid: {game['violation_code']}[/]"
     for key, value in (
         ("game", game["game_id"]),
@@ -395,11 +423,16 @@ def _render_game(g: StoredGame) -> None:
         ("source", f"{game['source_file']}:{game['source_line']}"),
     ):
         head.add_row(key, value if isinstance(value, Text) else Text(clean(str(value))))
-    out.print(Panel(head, title="Game", expand=False))
+    _panel(Panel(head, title="Game", expand=False))
     if g.results:
         res = pl.DataFrame(g.results).select(
-            "seat", "player", "won", "cards_left", "points_left", "round_score",
-            "cards_played", "turns", "calls_missed",
+            pl.col("seat"), pl.col("player"), pl.col("won"),
+            pl.col("cards_left").alias("cards\nleft"),
+            pl.col("points_left").alias("points\nleft"),
+            pl.col("round_score").alias("round\nscore"),
+            pl.col("cards_played").alias("cards\nplayed"),
+            pl.col("turns"),
+            pl.col("calls_missed").alias("calls\nmissed"),
         )  # fmt: skip
         _print_table(_rich_table(res, "Result"))
     for v in g.violations:
@@ -410,7 +443,10 @@ def _render_game(g: StoredGame) -> None:
             + (f"\n[dim]legal: {safe(v['expected'])}[/]" if v["expected"] else "")
             + f"\n[dim]rule: {safe(v['rule'])}[/]"
         )
-        out.print(Panel(text, title="Violation", expand=False))
+        _panel(Panel(Text.from_markup(text, overflow="fold"), title="Violation", expand=False))
+    if g.at_violation:
+        _render_violating_event(g)
+        return
     if g.at is None or g.event is None:
         out.print("[dim]no events stored for this game[/]")
         return
@@ -423,9 +459,33 @@ def _render_game(g: StoredGame) -> None:
     if ev["reason"]:
         what += f" ({ev['reason']})"
     title = safe(f"State after event {g.at} of {g.stored_events - 1} (line {ev['line']}): {what}")
-    s = g.state
+    _render_state(g.state, title)
+
+
+def _render_violating_event(g: StoredGame) -> None:
+    """At the violating event: the state right before it, then the line as logged."""
+    at = g.at
+    v = next((v for v in g.violations if v["event_index"] == at), None)
+    if not at:
+        out.print("[dim]the violation is in the header: there is no state before it[/]")
+    else:
+        _render_state(
+            g.state,
+            safe(f"State before event {at} (after event {at - 1}), where the replay stopped"),
+        )
+    body = Text(overflow="fold")
+    if v is not None:
+        body.append(clean(f"{v['file']}:{v['line']}") + "\n", style="dim")
+    if g.logged is not None:
+        body.append(clean(g.logged))
+    else:
+        body.append("not stored (a dataset written before maumau-log kept it)", style="dim")
+    _panel(Panel(body, title=f"Event {at} as logged", expand=False))
+
+
+def _render_state(s: dict[str, Any] | None, title: str) -> None:
     if s is None:
-        out.print(Panel("[dim]the state cannot be rebuilt (no resolved ruleset)[/]", title=title))
+        _panel(Panel("[dim]the state cannot be rebuilt (no resolved ruleset)[/]", title=title))
         return
     hands = Table(highlight=False)
     for col in ("seat", "player", "cards", "hand", "call due"):
@@ -456,7 +516,7 @@ def _render_game(g: StoredGame) -> None:
         ("stock / discard", f"{s['stock_size']} / {s['discard_size']}"),
     ):
         facts.add_row(key, Text(clean(str(value))))
-    out.print(Panel(facts, title=title, expand=False))
+    _panel(Panel(facts, title=title, expand=False))
     out.print(hands)
 
 
@@ -466,7 +526,13 @@ def game_cmd(
     game_id: Annotated[str, typer.Argument(help="The game's id.")],
     at: Annotated[
         int | None,
-        typer.Option("--at", help="Show the state after event N (0 = header; default: last)."),
+        typer.Option(
+            "--at",
+            metavar="N",
+            help="The event number a report gives (0 = header): the state after it; at the "
+            "violating event, the state right before it and the event as logged. Default: "
+            "the last stored event.",
+        ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
     try_action: Annotated[
@@ -488,7 +554,7 @@ def game_cmd(
     except DatasetError as exc:
         fail(str(exc))
     except pl.exceptions.PolarsError as exc:
-        fail(f"{dataset}: cannot read the dataset: {_polars_error(exc)}")
+        fail(f"{dataset}: cannot read the dataset: {dataset_read_error(exc, dataset)}")
     if as_json:
         sys.stdout.write(json.dumps(g.to_dict(), default=str) + "\n")
         return
@@ -544,7 +610,7 @@ def _render_match(m: StoredMatch) -> None:
     ):
         head.add_row(key, value if isinstance(value, Text) else Text(clean(str(value))))
     head.add_row("status", status)
-    out.print(Panel(head, title="Match", expand=False))
+    _panel(Panel(head, title="Match", expand=False))
     sheet = Table(title="Score sheet", highlight=False, box=box.SIMPLE_HEAD)
     for col in ("round", "dealer", "winner"):
         sheet.add_column(col, justify="right" if col == "round" else "left")
@@ -597,7 +663,7 @@ def _terminal_chart(m: StoredMatch, width: int = 40) -> None:
             n = round(width * abs(v) / top)
             lines.append(("█" if v >= 0 else "░") * n, style=colours[k % len(colours)])
             lines.append(f" {v}\n")
-    out.print(Panel(lines, title=f"Running totals: {m.match['match_id']}", expand=False))
+    _panel(Panel(lines, title=f"Running totals: {m.match['match_id']}", expand=False))
 
 
 def _png_chart(m: StoredMatch) -> bytes:
@@ -674,7 +740,7 @@ def match_cmd(
     except DatasetError as exc:
         fail(str(exc))
     except pl.exceptions.PolarsError as exc:
-        fail(f"{dataset}: cannot read the dataset: {_polars_error(exc)}")
+        fail(f"{dataset}: cannot read the dataset: {dataset_read_error(exc, dataset)}")
     if chart in ("png", "html"):
         assert dest is not None
         data = _png_chart(m) if chart == "png" else _html_chart(m)
@@ -708,12 +774,20 @@ def query_cmd(
         raise typer.BadParameter("must be table, csv or json", param_hint="--format")
     try:
         frames = scan_all(dataset)
+        check_query(sql, frames)
         ctx = pl.SQLContext(frames=frames, eager=False)
-        df = ctx.execute(sql, eager=False).collect()
+        lf = ctx.execute(sql, eager=False)
+        df = lf.collect()
+    except BadQuery as exc:
+        fail(f"bad query: {exc}")
+    except QueryRefused as exc:
+        fail(f"query refused: {exc}")
     except DatasetError as exc:
         fail(str(exc))
-    except pl.exceptions.PolarsError as exc:
+    except _QUERY_FAULTS as exc:
         fail(f"bad query: {_polars_error(exc)}")
+    except pl.exceptions.PolarsError as exc:  # a file Polars cannot read: damaged data
+        fail(f"{dataset}: cannot read the dataset: {dataset_read_error(exc, dataset)}")
     if fmt == "table" and df.height > limit:
         err.print(f"showing {limit} of {df.height} rows (use --limit, or --format csv)")
         df = df.head(limit)
@@ -749,7 +823,7 @@ def analyze_cmd(
     _print_ingest(summary)
     df = _leaderboard(dataset, game_ids=summary.game_ids)
     if df.height:
-        _print_table(_board_table(df, "Leaderboard (valid games)"))
+        _print_board(df, "Leaderboard (valid games)")
     else:
         err.print("no valid games to rank")
     code = summary.exit_code

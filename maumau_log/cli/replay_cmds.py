@@ -33,7 +33,8 @@ RulesOpt = Annotated[
     Path | None,
     typer.Option(
         "--rules",
-        help="A TOML ruleset file whose [options] override every game's preset and header.",
+        help="A TOML ruleset file whose \\[options] table overrides every game's preset "
+        "and header options.",
         show_default=False,
     ),
 ]
@@ -81,6 +82,7 @@ class ValidationRun:
         self.failed: list[str] = []
         self.partial: list[dict[str, Any]] = []
         self._ids: Counter[str] = Counter()
+        self._content: dict[str, dict[int, str]] = {}  # game_id -> content -> first place
 
     def run(
         self,
@@ -111,6 +113,9 @@ class ValidationRun:
             self.games += 1
         if report.game_id is not None:
             self._ids[report.game_id] += 1
+            if report.content_hash is not None:
+                seen = self._content.setdefault(report.game_id, {})
+                seen.setdefault(report.content_hash, f"{report.file}:{report.line}")
         if report.valid:
             self.valid += 1
         elif report.violation is not None:
@@ -127,14 +132,26 @@ class ValidationRun:
         return sorted(gid for gid, n in self._ids.items() if n > 1)
 
     @property
+    def conflicting_ids(self) -> dict[str, list[str]]:
+        """game_ids used by games with different content (they cannot both be stored): id
+        to the places (``file:line``) of each different copy's first appearance."""
+        return {
+            gid: sorted(places.values())
+            for gid, places in sorted(self._content.items())
+            if len(places) > 1
+        }
+
+    @property
     def exit_code(self) -> int:
-        """4 when a shard failed, 2 when a file was unreadable, 1 when a violation was
-        found, else 0."""
+        """4 when a shard failed; 2 when a file was unreadable and no game was read; 1 when
+        a violation was found, a game id is used by games with different content, or a file
+        was unreadable beside games that were read; else 0 (issue 15)."""
         if self.failed:
             return EXIT_SHARD_FAILED
-        if self.unreadable:
+        if self.unreadable and not self.games:
             return EXIT_USAGE
-        return EXIT_VIOLATIONS if self.violations else EXIT_OK
+        faults = self.violations or self.unreadable or self.conflicting_ids
+        return EXIT_VIOLATIONS if faults else EXIT_OK
 
     def as_json(self) -> dict[str, Any]:
         """The ``validate --json`` document."""
@@ -147,6 +164,7 @@ class ValidationRun:
             "failed_shards": self.failed,
             "partial": self.partial,
             "duplicate_game_ids": self.duplicate_ids,
+            "conflicting_game_ids": self.conflicting_ids,
         }
 
     def print_report(self, limit: int = 50) -> None:
@@ -185,11 +203,17 @@ class ValidationRun:
                 "(ingest stores only the first)",
                 highlight=False,
             )
+        for gid, places in list(self.conflicting_ids.items())[:limit]:
+            err.print(
+                f"[bold red]conflict:[/] game_id {safe(repr(gid))} is used by games with "
+                f"different content ({safe(', '.join(places))}); a dataset can store only one",
+                highlight=False,
+            )
         for problem in self.unreadable:
             err.print(f"[bold red]unreadable:[/] {safe(problem)}", highlight=False)
         for problem in self.failed:
             err.print(f"[bold red]failed shard:[/] {safe(problem)}", highlight=False)
-        bad = self.violations or self.unreadable or self.failed
+        bad = self.violations or self.unreadable or self.failed or self.conflicting_ids
         colour = "red" if bad else "green"
         err.print(
             f"[bold {colour}]{self.games} games: {self.valid} valid, "

@@ -1,0 +1,68 @@
+"""The ``verify`` command: check a dataset's files and tables (issue 15, item 3).
+
+Exit 0 when the dataset is whole, 1 when a file is missing, changed or unreadable or the
+tables disagree, 2 when the folder is not a dataset.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..store import DatasetError
+from ..verify import verify
+from . import EXIT_OK, EXIT_VIOLATIONS, app, err, fail, safe
+
+
+@app.command("verify")
+def verify_cmd(
+    dataset: Annotated[Path, typer.Argument(help="A dataset folder made by ingest.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
+) -> None:
+    """Check every file against the manifest (size, SHA-256) and the tables against each
+    other (every result, event and violation has its game, and so on).
+
+    Exit 0 when the dataset is whole, 1 when anything is missing, changed or disagrees, 2
+    when the folder is not a dataset.
+    """
+    try:
+        report = verify(dataset)
+    except DatasetError as exc:
+        fail(str(exc))
+    code = EXIT_OK if report.ok else EXIT_VIOLATIONS
+    if as_json:
+        sys.stdout.write(json.dumps(report.to_dict()) + "\n")
+        raise typer.Exit(code)
+    for p in report.problems:
+        err.print(f"[bold red]{safe(p.check)}[/] {safe(str(p))}", highlight=False)
+    if report.unrecorded:
+        err.print(
+            f"checksums not recorded for {report.unrecorded} of {report.files} files "
+            "(written by an older maumau-log): those were checked for presence and "
+            "readability only",
+            highlight=False,
+        )
+    if report.unlisted:
+        err.print(
+            f"{len(report.unlisted)} Parquet files are not in the manifest (left by an "
+            "interrupted ingest; readers ignore them and the next ingest deletes them)",
+            highlight=False,
+        )
+    rows = ", ".join(f"{n:,} {t}" for t, n in report.rows.items())
+    if report.ok:
+        err.print(
+            f"[bold green]ok:[/] {safe(str(dataset))}: {report.files} files "
+            f"({report.checksummed} checksums match), {safe(rows)}; the tables agree",
+            highlight=False,
+        )
+    else:
+        err.print(
+            f"[bold red]{len(report.problems)} problems[/] in {safe(str(dataset))} "
+            f"({report.files} files, {safe(rows)})",
+            highlight=False,
+        )
+    raise typer.Exit(code)
