@@ -8,6 +8,7 @@ the workers it waited for), then the dataset's bytes per game.
     python bench/bench_scale.py                 # 10^5 games
     python bench/bench_scale.py --games 1000000 # 10^6 games
     python bench/bench_scale.py --games 5000 --no-ray   # a quick check
+    python bench/bench_scale.py --audit-sizes 10000,100000  # audit peak RSS per size
 
 Targets (issue 11): validate and ingest --jobs 2 at least 1.8x the events/s of --jobs 1 on a
 2-core machine; --engine ray local within 1.3x the time of --jobs 2 at 10^5 games; audit and
@@ -69,8 +70,11 @@ def run(cmd: list[str]) -> tuple[float, float, int]:
     """Run the CLI; (seconds, peak RSS in MiB of its largest process, exit code)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     t0 = time.perf_counter()
+    # ``python -m maumau_log audit ...`` loads only the audit's command module, and a typer
+    # app with a single command runs it without its name: load a second module first
+    boot = "import maumau_log.cli.replay_cmds; from maumau_log.cli import main; main()"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "maumau_log", *cmd],
+        [sys.executable, "-c", boot, *cmd],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -89,6 +93,22 @@ def dir_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*.parquet"))
 
 
+def audit_scale(sizes: list[int], work: Path) -> None:
+    """The audit's wall time and peak RSS at each size (simulated, ingested with --jobs 2):
+    flat RSS is the running accumulators' promise (memory grows with the cells, not the
+    games)."""
+    rows = []
+    for n in sizes:
+        logs, ds = work / f"logs-{n}", work / f"ds-{n}"
+        if not ds.exists():
+            simulate_logs(logs, n, 4, 2)
+            run(["ingest", str(logs), "-o", str(ds), "--jobs", "2", "--no-progress"])
+        s, rss, code = run(["audit", str(ds), "--format", "json", "--out", str(work / "a.json")])
+        rows.append({"games": n, "audit_s": round(s, 1), "rss_mib": round(rss), "exit": code})
+        print(f"audit {n:>9,} games {s:8.1f} s  peak RSS {rss:6.0f} MiB  exit {code}", flush=True)
+    print(json.dumps(rows, indent=1))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=100_000)
@@ -96,8 +116,17 @@ def main() -> None:
     ap.add_argument("--no-ray", action="store_true", help="skip --engine ray")
     ap.add_argument("--no-audit", action="store_true", help="skip the audit")
     ap.add_argument("--keep", type=Path, default=None, help="work in this folder and keep it")
+    ap.add_argument("--audit-sizes", default=None,
+                    help="only the audit at these sizes, e.g. 10000,100000")  # fmt: skip
     args = ap.parse_args()
     work = args.keep or Path(tempfile.mkdtemp(prefix="bench-scale-"))
+    if args.audit_sizes:
+        try:
+            audit_scale([int(x) for x in args.audit_sizes.split(",")], work)
+        finally:
+            if args.keep is None:
+                shutil.rmtree(work, ignore_errors=True)
+        return
     logs, ds1, ds2, dsr = work / "logs", work / "ds1", work / "ds2", work / "dsray"
     results: dict[str, object] = {"games": args.games, "cores": len(os.sched_getaffinity(0))}
     try:

@@ -56,7 +56,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .audit_collect import _Data, _GameFacts, collect
+from .audit_acc import FactsStream, _Data, collect
 from .audit_findings import (  # noqa: F401  (the audit's API, re-exported)
     DEFAULT_ALPHA,
     DEFAULT_MIN_GAMES,
@@ -93,8 +93,9 @@ class AuditInput:
     """What every test of :data:`TESTS` is given.
 
     Attributes:
-        data: the collected facts (``data.facts``: one per replayed valid game) and the
-            ``games`` rows.
+        data: the ``games`` rows (``data.games``, with each game's ``client``), every
+            built-in test's accumulated counts (``data.acc``, see
+            :mod:`maumau_log.audit_acc`) and the number of games replayed.
         dataset: the dataset folder (for tests that query it).
         min_games: the smallest sample a test runs on.
         tables: the report's descriptive tables (a test may add one).
@@ -108,9 +109,11 @@ class AuditInput:
     rows: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
-    def facts(self) -> list[_GameFacts]:
-        """One record per replayed valid game."""
-        return self.data.facts
+    def facts(self) -> FactsStream:
+        """One record per replayed valid game, replayed again from the dataset on each
+        iteration (one game held at a time: memory does not grow with the games; each
+        pass costs one more replay of the stored events)."""
+        return FactsStream(self.dataset, self.data.games, self.data.replayed)
 
 
 if TYPE_CHECKING:
@@ -120,14 +123,14 @@ AuditTest = Callable[[AuditInput], list[Finding]]
 """A test: the audit's input to its findings (run or skipped)."""
 
 TESTS: list[AuditTest] = [
-    lambda a: _deal_tests(a.facts, a.min_games),
-    lambda a: _seat_tests(a.facts, a.min_games, a.tables),
-    lambda a: _catch_tests(a.facts, a.min_games),
-    lambda a: _head_to_head_tests(a.facts, a.min_games),
-    lambda a: _draw_tests(a.facts, a.min_games, a.rows),
-    lambda a: _timing_tests(a.facts, a.min_games, a.rows),
-    lambda a: _abandon_tests(a.facts, a.min_games, a.rows),
-    lambda a: _invalid_tests(a.data, a.dataset, a.min_games, a.tables),
+    lambda a: _deal_tests(a.data.acc.deal, a.min_games),
+    lambda a: _seat_tests(a.data.acc.seats, a.min_games, a.tables),
+    lambda a: _catch_tests(a.data.acc.play, a.min_games),
+    lambda a: _head_to_head_tests(a.data.acc.play, a.min_games),
+    lambda a: _draw_tests(a.data.acc.draws, a.data.acc.play, a.min_games, a.rows),
+    lambda a: _timing_tests(a.data.acc.timing, a.min_games, a.rows),
+    lambda a: _abandon_tests(a.data.acc.abandon, a.data.acc.play, a.min_games, a.rows),
+    lambda a: _invalid_tests(a.data.games, a.dataset, a.min_games, a.tables),
 ]
 """The audit's tests, in report order. A new test is one more entry (a function of an
 :class:`AuditInput` returning its findings); Holm's correction covers every finding."""
@@ -161,7 +164,7 @@ def audit(
     report = AuditReport(dataset=str(dataset), alpha=alpha, min_games=min_games)
     report.games = data.games.height
     report.valid = int(data.games["valid"].sum()) if data.games.height else 0
-    report.replayed = len(data.facts)
+    report.replayed = data.replayed
     given = AuditInput(data, dataset, min_games, report.tables)
     findings: list[Finding] = []
     for test in TESTS:

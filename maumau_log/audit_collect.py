@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter, defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import pairwise
@@ -145,13 +146,6 @@ def _replay(game: _GameFacts, raws: list[str], prev_winner: str | None = None) -
         prev_player = player
 
 
-@dataclass
-class _Data:
-    games: pl.DataFrame
-    facts: list[_GameFacts]
-    clients: dict[str, str]
-
-
 def _client(raw: str | None) -> str:
     if raw is None:
         return UNKNOWN
@@ -174,8 +168,17 @@ EVENT_BATCH = 65_536
 """Events read at a time (rows of one Parquet batch)."""
 
 
+CLIENT_CHUNK = 65_536
+"""Games whose client is kept in Python lists before they become one Polars chunk."""
+
+
 class _Replays:
-    """Replays each valid game as its events arrive (the per-game work of :func:`collect`)."""
+    """Replays each valid game as its events arrive (the per-game work of :func:`stream`).
+
+    Per game it keeps only the games row index (``row_of``, the games table order used for
+    evidence) and the game's client (in columnar chunks of :data:`CLIENT_CHUNK` games); the
+    facts of a game are handed on and dropped.
+    """
 
     def __init__(self, games: pl.DataFrame) -> None:
         self.games = games
@@ -186,26 +189,53 @@ class _Replays:
         self.variants = variants
         self.rules_cache: dict[tuple[str, str], Ruleset | None] = {}
         self.winners: dict[tuple[str, int], str | None] = {}
-        for mid, rnd, won in games.select("match_id", "round", "winner").iter_rows():
-            if mid is not None and rnd is not None:
-                self.winners[(mid, rnd)] = won
-        valid = games["valid"].to_list()
-        self.row_of = {gid: i for i, gid in enumerate(games["game_id"].to_list()) if valid[i]}
-        self.facts: dict[int, _GameFacts] = {}  # games row -> facts
-        self.clients: dict[str, str] = {}
+        matched = games.filter(pl.col("match_id").is_not_null() & pl.col("round").is_not_null())
+        for mid, rnd, won in matched.select("match_id", "round", "winner").iter_rows():
+            self.winners[(mid, rnd)] = won
+        self.row_of: dict[str, int] = {}
+        for at, gid, valid in games.select(
+            pl.int_range(pl.len()).alias("at"), "game_id", "valid"
+        ).iter_rows():
+            if valid:
+                self.row_of[gid] = at  # the last row of an id (as before)
         self.done: set[str] = set()
+        self._ids: list[str] = []
+        self._clients: list[str] = []
+        self._chunks: list[pl.DataFrame] = []
+        self.replayed = 0
 
-    def game(self, gid: str, indexes: list[int], raws: list[str]) -> None:
-        """One game's stored events (in file order)."""
+    def clients(self) -> pl.DataFrame:
+        """``game_id`` and ``client`` of every game seen in the events (first sight)."""
+        self._flush()
+        if not self._chunks:
+            return pl.DataFrame(schema={"game_id": pl.String, "client": pl.String})
+        return pl.concat(self._chunks, rechunk=True)
+
+    def _flush(self) -> None:
+        if self._ids:
+            self._chunks.append(
+                pl.DataFrame(
+                    {"game_id": self._ids, "client": self._clients},
+                    schema={"game_id": pl.String, "client": pl.String},
+                )
+            )
+            self._ids, self._clients = [], []
+
+    def game(self, gid: str, indexes: list[int], raws: list[str]) -> _GameFacts | None:
+        """One game's stored events (in file order): its facts, or None when it is not a
+        valid game that replays."""
         if gid in self.done:  # not contiguous in the files (never written so): ignore
-            return
+            return None
         self.done.add(gid)
         if any(b < a for a, b in pairwise(indexes)):
             raws = [r for _, r in sorted(zip(indexes, raws, strict=True))]
-        self.clients[gid] = _client(raws[0] if raws else None)
+        self._ids.append(gid)
+        self._clients.append(_client(raws[0] if raws else None))
+        if len(self._ids) >= CLIENT_CHUNK:
+            self._flush()
         at = self.row_of.get(gid)
         if at is None or not raws:
-            return
+            return None
         row = self.games.row(at, named=True)
         key = (row["ruleset"], row["options"])
         if key not in self.rules_cache:
@@ -215,7 +245,7 @@ class _Replays:
                 self.rules_cache[key] = None
         rules = self.rules_cache[key]
         if rules is None:
-            return
+            return None
         label = row["ruleset"]
         if len(self.variants[label]) > 1:
             label = f"{label}#{(row['options_hash'] or '')[:6]}"
@@ -226,31 +256,41 @@ class _Replays:
         try:
             _replay(g, raws, prev)
         except (RuleViolation, msgspec.DecodeError, ValueError, KeyError):
-            return
-        self.facts[at] = g
+            return None
+        self.replayed += 1
+        return g
 
 
-def collect(dataset: str | os.PathLike[str], batch_rows: int = EVENT_BATCH) -> _Data:
-    """Collect the audit's facts from a dataset, reading its events a batch at a time.
+def read_games(dataset: str | os.PathLike[str]) -> pl.DataFrame:
+    """The ``games`` columns the audit uses (a few small columns per game).
 
-    The ``games`` rows are read whole (a few small columns); the ``events`` files are read
-    one after the other, ``batch_rows`` rows at a time (only ``game_id``, ``event_index``
-    and ``raw``), and each game is replayed when its last event has been read (an ingest
-    writes a game's events together, in order, into one file; ``compact`` keeps them so).
+    Raises:
+        DatasetError: see :func:`~maumau_log.store.read_manifest`.
+    """
+    return scan_all(Path(dataset))["games"].select(_GAME_COLUMNS).collect()
+
+
+def stream(
+    dataset: str | os.PathLike[str], replays: _Replays, batch_rows: int = EVENT_BATCH
+) -> Iterator[tuple[int, _GameFacts]]:
+    """Replay a dataset's valid games, one at a time, reading its events a batch at a time.
+
+    The ``events`` files are read one after the other, ``batch_rows`` rows at a time (only
+    ``game_id``, ``event_index`` and ``raw``), and each game is replayed when its last event
+    has been read (an ingest writes a game's events together, in order, into one file;
+    ``compact`` keeps them so). Only one batch of events and one game's facts are held.
 
     Args:
         dataset: the dataset folder.
+        replays: the replayer (holds the ``games`` rows; gathers the clients).
         batch_rows: events read at a time.
-    Returns:
-        The facts of every valid game that replays, in the order of the ``games`` table;
-        the ``games`` rows; the client (``meta.client`` or ``meta.engine``) of every game.
+    Yields:
+        ``(games row index, facts)`` of every valid game that replays, in file order.
     Raises:
         DatasetError: see :func:`~maumau_log.store.read_manifest`.
     """
     root = Path(dataset)
     manifest = read_manifest(root)
-    games = scan_all(root)["games"].select(_GAME_COLUMNS).collect()
-    replays = _Replays(games)
     for rel in manifest.files["events"]:
         gid: str | None = None
         idx: list[int] = []
@@ -265,11 +305,13 @@ def collect(dataset: str | os.PathLike[str], batch_rows: int = EVENT_BATCH) -> _
             for g, i, r in zip(ids, ixs, rws, strict=True):
                 if g != gid:
                     if gid is not None:
-                        replays.game(gid, idx, raws)
+                        facts = replays.game(gid, idx, raws)
+                        if facts is not None:
+                            yield replays.row_of[gid], facts
                     gid, idx, raws = g, [], []
                 idx.append(i)
                 raws.append(r)
         if gid is not None:
-            replays.game(gid, idx, raws)
-    facts = [replays.facts[i] for i in sorted(replays.facts)]
-    return _Data(games, facts, replays.clients)
+            facts = replays.game(gid, idx, raws)
+            if facts is not None:
+                yield replays.row_of[gid], facts

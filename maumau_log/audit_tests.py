@@ -1,4 +1,5 @@
-"""The audit's tests: each turns the collected facts into :class:`Finding` objects.
+"""The audit's tests: each turns its accumulated counts (:mod:`maumau_log.audit_acc`) into
+:class:`Finding` objects.
 
 The methods are described in :mod:`maumau_log.audit`'s docstring and in every finding's
 ``method``.
@@ -8,26 +9,33 @@ from __future__ import annotations
 
 import math
 import os
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Sequence
+from fractions import Fraction
 from typing import Any
 
-import numpy as np
 import polars as pl
 from scipy import stats as sps
 
-from .audit_collect import _Data, _GameFacts
+from .audit_acc import (
+    AbandonAcc,
+    DealAcc,
+    DrawAcc,
+    DrawCell,
+    EventEvidence,
+    PlayAcc,
+    SeatAcc,
+    TimingAcc,
+)
 from .audit_findings import (
     DRAW_REASONS,
     FAST_MS,
     MAX_EVIDENCE,
     MIN_EXPECTED,
-    POWERS,
     Finding,
 )
 from .audit_stats import binom_sum_tail, binom_tail, chi_square, fisher_greater, wilson
-from .rules import Ruleset
-from .store import UNKNOWN, scan_all
+from .store import scan_all
 
 # ---------------------------------------------------------------------------------------
 # The tests
@@ -69,26 +77,13 @@ def _chi_finding(
     )
 
 
-def _card_powers(rules: Ruleset, card: str) -> list[str]:
-    info = rules.cards[card]
-    out = []
-    for power in POWERS:
-        value = getattr(info, power)
-        if value:
-            out.append(power)
-    return out
-
-
-def _deal_tests(facts: list[_GameFacts], min_games: int) -> list[Finding]:
+def _deal_tests(acc: DealAcc, min_games: int) -> list[Finding]:
     out: list[Finding] = []
-    by_group: dict[str, list[_GameFacts]] = defaultdict(list)
-    for g in facts:
-        if g.starter is not None:
-            by_group[g.group].append(g)
-    for group, games in sorted(by_group.items()):
-        rules = games[0].rules
+    for group, grp in sorted(acc.groups.items()):
+        rules = grp.rules
         pack = list(rules.pack)
         eligible = [c for c in pack if not rules.cards[c].redeal]
+        n_games = grp.games
         # the starter: uniform over the pack less the redeal cards
         for attr, what in (("rank", "rank"), ("suit", "suit")):
             f = Finding(
@@ -99,102 +94,66 @@ def _deal_tests(facts: list[_GameFacts], min_games: int) -> list[Finding]:
                 "uniform draw from the pack (less starter_redeal cards)",
             )
             out.append(f)
-            if _too_small(f, len(games), min_games):
+            if _too_small(f, n_games, min_games):
                 continue
             weights = Counter(str(getattr(rules.cards[c], attr) or "joker") for c in eligible)
-            seen = Counter(
-                str(getattr(rules.cards[g.starter], attr) or "joker")  # type: ignore[index]
-                for g in games
-            )
+            seen: Counter[str] = Counter()
+            for card, times in grp.starters.items():
+                seen[str(getattr(rules.cards[card], attr) or "joker")] += times
             cells = sorted(weights)
             total = len(eligible)
             _chi_finding(
                 f,
                 cells,
                 [seen[c] for c in cells],
-                [len(games) * weights[c] / total for c in cells],
+                [n_games * weights[c] / total for c in cells],
                 len(cells) - 1,
             )
-            f.summary = f"{len(games)} starters; " + f.summary
+            f.summary = f"{n_games} starters; " + f.summary
         # power cards in the first hands, by seat and by position from the dealer
-        by_size: dict[int, list[_GameFacts]] = defaultdict(list)
-        for g in games:
-            if len(g.hands) == len(g.players):
-                by_size[len(g.players)].append(g)
         n_pack = len(pack)
-        for size, sg in sorted(by_size.items()):
-            powers = sorted({p for c in pack for p in _card_powers(rules, c)})
-            for power in powers:
-                kind = {c for c in pack if power in _card_powers(rules, c)}
-                k = sum(1 for c in pack if c in kind)
-                if k >= n_pack:
+        for size, ds in sorted(grp.sizes.items()):
+            for cell in ds.cells:
+                k, keyname = cell.k, cell.keyname
+                f = Finding(
+                    "deal",
+                    f"power_by_{keyname}:{cell.power}",
+                    f"{group}/{size}p",
+                    f"where the {k} {cell.power} cards went in the first hands (by "
+                    f"{keyname.replace('_', ' ')}, or elsewhere) against hand size / pack "
+                    f"size; Pearson chi-square times (N-1)/(N-K) = "
+                    f"{(n_pack - 1) / (n_pack - k):.3f} (multivariate hypergeometric "
+                    f"cells), df = {size}",
+                )
+                out.append(f)
+                if _too_small(f, ds.games, min_games):
                     continue
-                for keyname in ("seat", "dealer_position"):
-                    f = Finding(
-                        "deal",
-                        f"power_by_{keyname}:{power}",
-                        f"{group}/{size}p",
-                        f"where the {k} {power} cards went in the first hands (by "
-                        f"{keyname.replace('_', ' ')}, or elsewhere) against hand size / pack "
-                        f"size; Pearson chi-square times (N-1)/(N-K) = "
-                        f"{(n_pack - 1) / (n_pack - k):.3f} (multivariate hypergeometric "
-                        f"cells), df = {size}",
-                    )
-                    out.append(f)
-                    if _too_small(f, len(sg), min_games):
-                        continue
-                    obs = [0.0] * (size + 1)
-                    exp = [0.0] * (size + 1)
-                    per_game: list[tuple[str, list[int], list[float]]] = []
-                    for g in sg:
-                        counts = [0] * size
-                        sizes = [0.0] * size
-                        for seat, p in enumerate(g.players):
-                            slot = seat if keyname == "seat" else (seat - g.dealer) % size
-                            hand = g.hands.get(p, [])
-                            counts[slot] = sum(1 for c in hand if c in kind)
-                            sizes[slot] = len(hand) * k / n_pack
-                        for i in range(size):
-                            obs[i] += counts[i]
-                            exp[i] += sizes[i]
-                        obs[size] += k - sum(counts)
-                        exp[size] += k - sum(sizes)
-                        per_game.append((g.game_id, counts, sizes))
-                    label = "seat" if keyname == "seat" else "position"
-                    cells = [f"{label} {i}" for i in range(size)] + ["elsewhere"]
-                    _chi_finding(f, cells, obs, exp, size, (n_pack - 1) / (n_pack - k))
-                    if f.p_value is not None:
-                        worst = max(range(size), key=lambda i: (obs[i] - exp[i]) / exp[i])
-                        f.evidence["games"] = [
-                            gid for gid, c, s in per_game if c[worst] > s[worst] + 1
-                        ][:MAX_EVIDENCE]
-                        f.summary = f"{len(sg)} deals; " + f.summary
+                obs, exp = cell.obs, cell.exp
+                label = "seat" if keyname == "seat" else "position"
+                cells = [f"{label} {i}" for i in range(size)] + ["elsewhere"]
+                _chi_finding(f, cells, obs, exp, size, (n_pack - 1) / (n_pack - k))
+                if f.p_value is not None:
+                    worst = max(range(size), key=lambda i: (obs[i] - exp[i]) / exp[i])
+                    f.evidence["games"] = cell.evidence[worst].values()
+                    f.summary = f"{ds.games} deals; " + f.summary
     return out
 
 
 def _seat_tests(
-    facts: list[_GameFacts], min_games: int, tables: dict[str, list[dict[str, Any]]]
+    acc: SeatAcc, min_games: int, tables: dict[str, list[dict[str, Any]]]
 ) -> list[Finding]:
     out: list[Finding] = []
-    groups: dict[tuple[str, int], list[_GameFacts]] = defaultdict(list)
-    for g in facts:
-        if g.winner is not None:
-            groups[(g.group, len(g.players))].append(g)
     seat_rows: list[dict[str, Any]] = []
     pos_rows: list[dict[str, Any]] = []
-    for (group, size), games in sorted(groups.items()):
-        n = len(games)
-        pos_wins = [0] * size
-        seat_wins = [0] * size
-        for g in games:
-            seat = g.players.index(g.winner)  # type: ignore[arg-type]
-            seat_wins[seat] += 1
-            pos_wins[(seat - g.dealer) % size] += 1
+    for (group, size), cell in sorted(acc.cells.items()):
+        n = cell.games
+        pos_wins, seat_wins = cell.pos_wins, cell.seat_wins
         rate = [w / n for w in pos_wins]
-        expected = [0.0] * size
-        for g in games:
-            for seat in range(size):
-                expected[seat] += rate[(seat - g.dealer) % size]
+        # each game adds the win rate of the position its seat had: games per dealer seat
+        expected = [
+            sum(times * rate[(seat - d) % size] for d, times in sorted(cell.dealers.items()))
+            for seat in range(size)
+        ]
         for i in range(size):
             lo, hi = wilson(seat_wins[i], n)
             seat_rows.append(
@@ -228,45 +187,12 @@ def _seat_tests(
     return out
 
 
-def _players_games(facts: list[_GameFacts]) -> Counter[str]:
-    c: Counter[str] = Counter()
-    for g in facts:
-        c.update(g.players)
-    return c
-
-
-def _catch_tests(facts: list[_GameFacts], min_games: int) -> list[Finding]:
+def _catch_tests(acc: PlayAcc, min_games: int) -> list[Finding]:
     # the catch rate per fault and per other player, per (ruleset, table size)
-    faults: Counter[tuple[str, int]] = Counter()
-    catches: Counter[tuple[str, int]] = Counter()
-    for g in facts:
-        key = (g.group, len(g.players))
-        faults[key] += len(g.faults)
-        catches[key] += sum(1 for _, by, _ in g.catches if by in g.players)
+    faults, catches = acc.faults, acc.catches
     q = {key: catches[key] / (faults[key] * (key[1] - 1)) for key in faults if faults[key]}
-    # per ordered pair: faults of A while B was at the table, and B's catches of A
-    pair_faults: dict[tuple[str, str], Counter[tuple[str, int]]] = defaultdict(Counter)
-    pair_games: Counter[tuple[str, str]] = Counter()
-    pair_caught: Counter[tuple[str, str]] = Counter()
-    pair_events: dict[tuple[str, str], list[list[Any]]] = defaultdict(list)
-    for g in facts:
-        key = (g.group, len(g.players))
-        nf = Counter(p for p, _ in g.faults)
-        caught_at = {(p, by, i) for p, by, i in g.catches}
-        for a in g.players:
-            for b in g.players:
-                if a == b:
-                    continue
-                pair_games[(a, b)] += 1
-                pair_faults[(a, b)][key] += nf[a]
-        for p, by, _ in caught_at:
-            pair_caught[(p, by)] += 1
-        for p, i in g.faults:
-            for b in g.players:
-                if b != p:
-                    pair_events[(p, b)].append([g.game_id, i])
     out: list[Finding] = []
-    for (a, b), games in sorted(pair_games.items()):
+    for (a, b), games in sorted(acc.pair_games.items()):
         f = Finding(
             "catches",
             "never_caught",
@@ -278,9 +204,9 @@ def _catch_tests(facts: list[_GameFacts], min_games: int) -> list[Finding]:
         out.append(f)
         if _too_small(f, games, min_games):
             continue
-        groups = [(n, q.get(key, 0.0)) for key, n in pair_faults[(a, b)].items()]
+        groups = [(n, q.get(key, 0.0)) for key, n in acc.pair_faults[(a, b)].items()]
         n = sum(x for x, _ in groups)
-        k = pair_caught[(a, b)]
+        k = acc.pair_caught[(a, b)]
         f.n = n
         f.statistic = float(k)
         f.expected = sum(x * p for x, p in groups)
@@ -292,33 +218,14 @@ def _catch_tests(facts: list[_GameFacts], min_games: int) -> list[Finding]:
             f"{b} caught {k} of {a}'s {n} catchable call faults ({f.expected:.1f} expected "
             f"at the table's catch rate)"
         )
-        _set_evidence(f, pair_events[(a, b)])
+        _set_evidence(f, acc.pair_events.get((a, b)))
     return out
 
 
-def _head_to_head_tests(facts: list[_GameFacts], min_games: int) -> list[Finding]:
-    won: Counter[str] = Counter()
-    fair_share: defaultdict[str, float] = defaultdict(float)
-    for g in facts:
-        if g.winner is None:
-            continue
-        won[g.winner] += 1
-        for p in g.players:
-            fair_share[p] += 1 / len(g.players)
-    strength = {p: (won[p] + 0.5) / (fair_share[p] + 0.5) for p in fair_share}
-    shared: Counter[tuple[str, str]] = Counter()
-    wins: Counter[tuple[str, str]] = Counter()
-    ev_games: dict[tuple[str, str], list[str]] = defaultdict(list)
-    for g in facts:
-        ps = sorted(g.players)
-        for i, a in enumerate(ps):
-            for b in ps[i + 1 :]:
-                shared[(a, b)] += 1
-                if g.winner in (a, b):
-                    wins[(a, b)] += g.winner == a
-                    ev_games[(a, b)].append(g.game_id)
+def _head_to_head_tests(acc: PlayAcc, min_games: int) -> list[Finding]:
+    strength = {p: (acc.won[p] + 0.5) / (acc.fair_share[p] + 0.5) for p in acc.fair_share}
     out: list[Finding] = []
-    for (a, b), games in sorted(shared.items()):
+    for (a, b), games in sorted(acc.shared.items()):
         f = Finding(
             "head_to_head",
             "head_to_head",
@@ -330,51 +237,46 @@ def _head_to_head_tests(facts: list[_GameFacts], min_games: int) -> list[Finding
         out.append(f)
         if _too_small(f, games, min_games):
             continue
-        m = len(ev_games[(a, b)])
-        k = wins[(a, b)]
+        m = acc.decided[(a, b)]
+        k = acc.wins[(a, b)]
+        if m == 0:  # neither ever won: no strength to compare
+            f.n = 0
+            f.statistic = float(k)
+            f.expected = 0.0
+            f.skipped = "neither won a shared game"
+            continue
         p0 = strength[a] / (strength[a] + strength[b])
         f.n = m
         f.statistic = float(k)
         f.expected = m * p0
-        if m == 0:
-            f.skipped = "neither won a shared game"
-            continue
         f.p_value = binom_tail(k, m, p0, "two-sided")
         f.summary = (
             f"{a} won {k} of the {m} shared games one of them won ({f.expected:.1f} expected "
             "from their overall records)"
         )
-        f.evidence["games"] = ev_games[(a, b)][:MAX_EVIDENCE]
+        f.evidence["games"] = acc.ev_games[(a, b)].values()
     return out
 
 
 def _draw_tests(
-    facts: list[_GameFacts], min_games: int, rows: dict[str, dict[str, Any]]
+    acc: DrawAcc, play: PlayAcc, min_games: int, rows: dict[str, dict[str, Any]]
 ) -> list[Finding]:
-    n: Counter[tuple[str, str]] = Counter()
-    k: Counter[tuple[str, str]] = Counter()
-    evidence: dict[str, list[list[Any]]] = defaultdict(list)
-    cells: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0])
-    for g in facts:
-        for p, reason, ok, i in g.draws:
-            n[(p, reason)] += 1
-            k[(p, reason)] += ok
-            cell = cells[(g.game_id, p, reason)]
-            cell[0] += 1
-            cell[1] += ok
-            if ok:
-                evidence[p].append([g.game_id, i])
-    games = _players_games(facts)
-    tot_n = Counter[str]()
-    tot_k = Counter[str]()
-    for (_, r), v in n.items():
-        tot_n[r] += v
-    for (_, r), v in k.items():
-        tot_k[r] += v
+    cells = acc.cells
+    zero = DrawCell()
+    total = {r: DrawCell() for r in DRAW_REASONS}
+    for (_, r), c in cells.items():
+        t = total.setdefault(r, DrawCell())
+        t.n += c.n
+        t.k += c.k
+        t.kk += c.kk
+        t.kn += c.kn
+        t.nn += c.nn
+    games = play.games
     out: list[Finding] = []
     for p in sorted(games):
-        pn = sum(n[(p, r)] for r in DRAW_REASONS)
-        pk = sum(k[(p, r)] for r in DRAW_REASONS)
+        mine = {r: cells.get((p, r), zero) for r in DRAW_REASONS}
+        pn = sum(mine[r].n for r in DRAW_REASONS)
+        pk = sum(mine[r].k for r in DRAW_REASONS)
         row = rows.setdefault(p, {"player": p, "games": games[p]})
         row["drawn"] = pn
         row["drawn_playable"] = pk
@@ -394,33 +296,39 @@ def _draw_tests(
             continue
         groups = []
         for r in DRAW_REASONS:
-            others_n = tot_n[r] - n[(p, r)]
-            if n[(p, r)] and others_n:
-                groups.append((n[(p, r)], (tot_k[r] - k[(p, r)]) / others_n))
+            others_n = total[r].n - mine[r].n
+            if mine[r].n and others_n:
+                groups.append((mine[r].n, (total[r].k - mine[r].k) / others_n))
         used = sum(x for x, _ in groups)
-        kk = sum(k[(p, r)] for r in DRAW_REASONS if tot_n[r] - n[(p, r)] and n[(p, r)])
+        kk = sum(mine[r].k for r in DRAW_REASONS if total[r].n - mine[r].n and mine[r].n)
         f.n = used
         f.statistic = float(kk)
         f.expected = sum(x * q for x, q in groups)
         if not used:
             f.skipped = "no draws to compare"
             continue
-        rate = {
-            r: (tot_k[r] - k[(p, r)]) / (tot_n[r] - n[(p, r)])
-            for r in DRAW_REASONS
-            if tot_n[r] - n[(p, r)]
-        }
-        resid = var = 0.0
-        for (_, q_player, r), (cn, ck) in cells.items():
-            if q_player != p and r in rate:
-                resid += (ck - cn * rate[r]) ** 2
-                var += cn * rate[r] * (1 - rate[r])
-        phi = resid / var if var else 1.0
+        # the other players' per-game dispersion: sum over their (game, reason) cells of
+        # (k - n r)^2 over sum of n r (1 - r), r = K / N their rate, in exact integers
+        resid = var = Fraction(0)
+        rate: dict[str, float] = {}
+        for r in DRAW_REASONS:
+            big_n = total[r].n - mine[r].n
+            if not big_n:
+                continue
+            big_k = total[r].k - mine[r].k
+            rate[r] = big_k / big_n
+            s_kk = total[r].kk - mine[r].kk
+            s_kn = total[r].kn - mine[r].kn
+            s_nn = total[r].nn - mine[r].nn
+            resid += Fraction(s_kk * big_n**2 - 2 * big_k * big_n * s_kn + big_k**2 * s_nn,
+                              big_n**2)  # fmt: skip
+            var += Fraction(big_k * (big_n - big_k) * big_n, big_n**2)
+        phi = float(resid / var) if var else 1.0
         phi = max(1.0, phi)
         variance = sum(
-            n[(p, r)] * rate[r] * (1 - rate[r]) * (1 + n[(p, r)] / (tot_n[r] - n[(p, r)]))
+            mine[r].n * rate[r] * (1 - rate[r]) * (1 + mine[r].n / (total[r].n - mine[r].n))
             for r in DRAW_REASONS
-            if n[(p, r)] and r in rate
+            if mine[r].n and r in rate
         )
         sd = math.sqrt(phi * variance) or 1e-12
         f.p_value = float(sps.norm.sf((kk - 0.5 - f.expected) / sd))
@@ -428,42 +336,34 @@ def _draw_tests(
             f"{kk} of {used} drawn cards playable ({100 * kk / used:.0f}%), "
             f"{f.expected:.1f} expected at the other players' rates (dispersion {phi:.2f})"
         )
-        _set_evidence(f, evidence[p])
+        _set_evidence(f, acc.evidence.get(p))
     return out
 
 
-def _set_evidence(f: Finding, events: Sequence[Any]) -> None:
-    """A finding's evidence: up to MAX_EVIDENCE ``[game_id, event_index, ...]`` entries and
-    the games they come from."""
-    f.evidence["events"] = list(events[:MAX_EVIDENCE])
-    f.evidence["games"] = sorted({e[0] for e in events})[:MAX_EVIDENCE]
+def _set_evidence(f: Finding, evidence: EventEvidence | None) -> None:
+    """A finding's evidence: up to MAX_EVIDENCE ``[game_id, event_index]`` entries (the
+    first in games-table order) and the smallest ids of the games they come from."""
+    if evidence is None:
+        f.evidence["events"] = []
+        f.evidence["games"] = []
+        return
+    f.evidence["events"] = evidence.events.values()
+    f.evidence["games"] = list(evidence.games.ids)
 
 
-def _timing_tests(
-    facts: list[_GameFacts], min_games: int, rows: dict[str, dict[str, Any]]
-) -> list[Finding]:
-    times: dict[str, list[float]] = defaultdict(list)
-    fast_events: dict[str, list[list[Any]]] = defaultdict(list)
-    timed_games: Counter[str] = Counter()
-    for g in facts:
-        seen = set()
-        for p, ms, i in g.decisions:
-            times[p].append(ms)
-            seen.add(p)
-            if ms < FAST_MS:
-                fast_events[p].append([g.game_id, i])
-        timed_games.update(seen)
-    if not times:
+def _timing_tests(acc: TimingAcc, min_games: int, rows: dict[str, dict[str, Any]]) -> list[Finding]:
+    cells = acc.cells
+    if not cells:
         return []
-    total_n = sum(len(v) for v in times.values())
-    total_fast = sum(len(v) for v in fast_events.values())
+    total_n = sum(c.n for c in cells.values())
+    total_fast = sum(c.fast for c in cells.values())
     out: list[Finding] = []
-    for p in sorted(times):
-        spans = times[p]
-        fast = len(fast_events[p])
+    for p in sorted(cells):
+        cell = cells[p]
+        fast = cell.fast
         row = rows.setdefault(p, {"player": p})
-        row["decisions_timed"] = len(spans)
-        row["median_decision_ms"] = float(np.median(spans))
+        row["decisions_timed"] = cell.n
+        row["median_decision_ms"] = cell.median()
         row["fast_decisions"] = fast
         f = Finding(
             "timing",
@@ -473,42 +373,33 @@ def _timing_tests(
             f"than {FAST_MS} ms (time since the previous event) against the other players'",
         )
         out.append(f)
-        if _too_small(f, timed_games[p], min_games):
+        if _too_small(f, cell.games, min_games):
             continue
-        others_n = total_n - len(spans)
+        others_n = total_n - cell.n
         others_fast = total_fast - fast
-        f.n = len(spans)
+        f.n = cell.n
         f.statistic = float(fast)
-        f.expected = len(spans) * others_fast / others_n if others_n else None
-        f.p_value = fisher_greater(fast, len(spans), others_fast, others_n)
+        f.expected = cell.n * others_fast / others_n if others_n else None
+        f.p_value = fisher_greater(fast, cell.n, others_fast, others_n)
         if f.expected is None:
             f.expected = 0.0
         f.summary = (
-            f"{fast} of {len(spans)} decisions under {FAST_MS} ms (median "
+            f"{fast} of {cell.n} decisions under {FAST_MS} ms (median "
             f"{row['median_decision_ms']:.0f} ms), {f.expected:.1f} expected at the other "
             "players' rate"
         )
-        _set_evidence(f, fast_events[p])
+        _set_evidence(f, cell.evidence)
     return out
 
 
 def _abandon_tests(
-    facts: list[_GameFacts], min_games: int, rows: dict[str, dict[str, Any]]
+    acc: AbandonAcc, play: PlayAcc, min_games: int, rows: dict[str, dict[str, Any]]
 ) -> list[Finding]:
-    behind: Counter[str] = Counter()
-    moments: Counter[str] = Counter()
-    quits: dict[str, list[tuple[bool, str, int]]] = defaultdict(list)
-    games = _players_games(facts)
-    for g in facts:
-        for p in g.players:
-            behind[p] += g.behind[p]
-            moments[p] += g.moments
-        for p, was_behind, i in g.abandons:
-            quits[p].append((was_behind, g.game_id, i))
+    games = play.games
     out: list[Finding] = []
-    for p in sorted(quits):
-        k = sum(1 for b, _, _ in quits[p] if b)
-        n = len(quits[p])
+    for p in sorted(acc.quits):
+        cell = acc.quits[p]
+        k, n = cell.behind, cell.n
         row = rows.setdefault(p, {"player": p, "games": games[p]})
         row["abandons"] = n
         row["abandons_behind"] = k
@@ -523,7 +414,8 @@ def _abandon_tests(
         out.append(f)
         if _too_small(f, games[p], min_games):
             continue
-        q = behind[p] / moments[p] if moments[p] else 0.5
+        moments = acc.moments[p]
+        q = acc.behind[p] / moments if moments else 0.5
         f.n = n
         f.statistic = float(k)
         f.expected = n * q
@@ -531,19 +423,15 @@ def _abandon_tests(
         f.summary = (
             f"{k} of {n} abandons while behind; {100 * q:.0f}% of the player's time is spent behind"
         )
-        _set_evidence(f, [[gid, i] for b, gid, i in quits[p] if b])
+        _set_evidence(f, cell.evidence)
     return out
 
 
 def _invalid_tests(
-    data: _Data, dataset: str | os.PathLike[str], min_games: int,
+    games: pl.DataFrame, dataset: str | os.PathLike[str], min_games: int,
     tables: dict[str, list[dict[str, Any]]],
 ) -> list[Finding]:  # fmt: skip
-    games = data.games.with_columns(
-        pl.col("game_id")
-        .map_elements(lambda g: data.clients.get(g, UNKNOWN), return_dtype=pl.String)
-        .alias("client")
-    )
+    """``games``: the games rows with their ``client`` column (Polars aggregations only)."""
     tables["invalid_by_code"] = (
         games.filter(~pl.col("valid"))
         .group_by("violation_code")
@@ -564,25 +452,40 @@ def _invalid_tests(
         .sort("client")
     )
     tables["invalid_by_client"] = by_client.to_dicts()
-    violations = scan_all(dataset)["violations"].select("game_id", "player").collect()
-    blamed = Counter(p for p in violations["player"].to_list() if p is not None)
-    played = Counter(p for ps in games["players"].to_list() if ps for p in ps)
+    violations = (
+        scan_all(dataset)["violations"]
+        .select("game_id", "player")
+        .filter(pl.col("player").is_not_null())
+        .collect()
+    )
+    blamed = dict(violations.group_by("player").agg(pl.len()).iter_rows())
+    played = dict(
+        games.select(pl.col("players").explode().alias("player"))
+        .drop_nulls()
+        .group_by("player")
+        .agg(pl.len())
+        .iter_rows()
+    )
     tables["invalid_by_player"] = [
-        {"player": p, "games": played[p], "invalid": blamed[p]}
+        {"player": p, "games": played.get(p, 0), "invalid": blamed.get(p, 0)}
         for p in sorted(set(played) | set(blamed))
     ]
-    bad_games: dict[str, list[str]] = defaultdict(list)
-    for gid, p in violations.iter_rows():
-        if p is not None:
-            bad_games[p].append(gid)
-    client_games: dict[str, list[str]] = defaultdict(list)
-    for gid, client in games.filter(~pl.col("valid")).select("game_id", "client").iter_rows():
-        client_games[client].append(gid)
+    bad_games = dict(
+        violations.group_by("player", maintain_order=True)
+        .agg(pl.col("game_id").head(MAX_EVIDENCE))
+        .iter_rows()
+    )
+    client_games = dict(
+        games.filter(~pl.col("valid"))
+        .group_by("client", maintain_order=True)
+        .agg(pl.col("game_id").head(MAX_EVIDENCE))
+        .iter_rows()
+    )
     out: list[Finding] = []
     units = [
         ("client", {r["client"]: (r["invalid"], r["games"]) for r in by_client.to_dicts()},
          client_games),
-        ("player", {p: (blamed[p], played[p]) for p in played}, bad_games),
+        ("player", {p: (blamed.get(p, 0), played[p]) for p in played}, bad_games),
     ]  # fmt: skip
     for unit, counts, evidence in units:
         if len(counts) < 2:
@@ -605,5 +508,5 @@ def _invalid_tests(
             f.expected = n * (all_k - k) / (all_n - n) if all_n > n else 0.0
             f.p_value = fisher_greater(k, n, all_k - k, all_n - n)
             f.summary = f"{k} of {n} games invalid, {f.expected:.1f} expected"
-            f.evidence["games"] = evidence[name][:MAX_EVIDENCE]
+            f.evidence["games"] = list(evidence.get(name, []))[:MAX_EVIDENCE]
     return out
