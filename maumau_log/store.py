@@ -851,6 +851,31 @@ def _foreign_files(root: Path) -> bool:
     )
 
 
+def unreadable_file(dataset: str | os.PathLike[str]) -> tuple[str, str] | None:
+    """The first published file whose Parquet footer cannot be read, as ``(path, why)``.
+
+    Reads only each file's footer (cheap; ``verify`` checks the checksums). Used to name
+    the damaged file when a query over the dataset fails (issue 15, item 2).
+
+    Args:
+        dataset: the dataset's folder.
+    Returns:
+        ``(absolute path as text, the reader's first line)`` or None when every footer
+        reads (or the manifest itself cannot be read).
+    """
+    try:
+        files = list(iter_files(dataset))
+    except (DatasetError, OSError):
+        return None
+    for _table, path in files:
+        try:
+            pq.read_metadata(path)
+        except (OSError, pa.ArrowException) as exc:
+            why = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            return str(path), why
+    return None
+
+
 def iter_files(dataset: str | os.PathLike[str]) -> Iterator[tuple[str, Path]]:
     """Yield (table, absolute path) for every published file of a dataset.
 

@@ -246,3 +246,31 @@ def test_os_errors_are_exit_2_not_internal_errors(
         assert exc.strerror in err
         if exc.filename:
             assert "/srv/ds/games/part-x.parquet: Permission denied" in err
+
+
+def test_same_size_garbage_names_the_damaged_file(dataset: Path) -> None:
+    """A file overwritten with garbage of the same size passes the size check; the error
+    names that file (fresh tester's finding, issue 15 item 2), exit 2."""
+    bad = _file(dataset, "events")
+    bad.write_bytes(b"\x07" * bad.stat().st_size)
+    res = runner.invoke(app, ["query", str(dataset), "select count(*) from events"])
+    assert res.exit_code == 2
+    text = " ".join(res.output.split())
+    assert bad.name in text
+    assert "maumau-log verify" in text
+    assert store.unreadable_file(dataset) is not None
+    assert store.unreadable_file(dataset)[0] == str(bad)  # type: ignore[index]
+
+
+def test_result_too_large_is_the_querys_fault_not_damage() -> None:
+    """Polars' 'maximum length reached' is a query too large, not a damaged dataset."""
+    from maumau_log.cli import dataset_read_error
+
+    exc = RuntimeError("polars' maximum length reached. consider installing 'polars-u64-idx'")
+    msg = dataset_read_error(exc, "ds")
+    assert msg.startswith("ds: the result is too large for Polars")
+    assert "the dataset is fine" in msg and "verify" not in msg
+
+
+def test_every_footer_reads_on_a_whole_dataset(dataset: Path) -> None:
+    assert store.unreadable_file(dataset) is None

@@ -108,11 +108,34 @@ def on_interrupt(message: str) -> None:
 
 
 def dataset_read_error(exc: BaseException, dataset: object) -> str:
-    """One line for a dataset file Polars or pyarrow could not read (a damaged file, not a
-    bug: exit 2), pointing at ``maumau-log verify``."""
+    """The whole one-line message for a dataset Polars or pyarrow could not read (exit 2).
+
+    A result too large for Polars (``maximum length reached``, e.g. a cross join) is the
+    query's fault and says so. Otherwise the dataset's files are checked cheaply, footer by
+    footer (:func:`maumau_log.store.unreadable_file`), so the damaged file is named; the
+    message points at ``maumau-log verify``.
+
+    Args:
+        exc: the error Polars or pyarrow raised.
+        dataset: the dataset's folder as the user gave it.
+    Returns:
+        ``"DATASET: ..."`` without a trailing newline.
+    """
     first = str(exc).strip().splitlines()
     text = first[0] if first else type(exc).__name__
-    return f"{text} (maumau-log verify {dataset} checks every file)"
+    if "maximum length reached" in text:
+        return (
+            f"{dataset}: the result is too large for Polars ({text}); the dataset is fine: "
+            "narrow the query (a filter, fewer joins, a LIMIT)"
+        )
+    from ..store import unreadable_file
+
+    bad = unreadable_file(str(dataset))
+    where = f"{bad[0]}: {bad[1]}; " if bad else ""
+    return (
+        f"{dataset}: cannot read the dataset: {where}{text} "
+        f"(maumau-log verify {dataset} checks every file)"
+    )
 
 
 def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:

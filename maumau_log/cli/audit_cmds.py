@@ -172,7 +172,7 @@ def audit_cmd(
     except DatasetError as exc:
         fail(str(exc))
     except (pl.exceptions.PolarsError, pa.ArrowException) as exc:
-        fail(f"{dataset}: cannot read the dataset: {dataset_read_error(exc, dataset)}")
+        fail(dataset_read_error(exc, dataset))
     if fmt == "table":
         _text_report(report)
     else:

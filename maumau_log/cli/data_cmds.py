@@ -265,7 +265,7 @@ def _match_board(
     except (DatasetError, ValueError) as exc:
         fail(str(exc))
     except pl.exceptions.PolarsError as exc:
-        fail(f"{dataset}: cannot read the dataset: {dataset_read_error(exc, dataset)}")
+        fail(dataset_read_error(exc, dataset))
 
 
 def _leaderboard(
@@ -295,7 +295,7 @@ def _leaderboard(
     except (DatasetError, ValueError) as exc:
         fail(str(exc))
     except pl.exceptions.PolarsError as exc:
-        fail(f"{dataset}: cannot read the dataset: {dataset_read_error(exc, dataset)}")
+        fail(dataset_read_error(exc, dataset))
 
 
 # ---------------------------------------------------------------------------------------
@@ -554,7 +554,7 @@ def game_cmd(
     except DatasetError as exc:
         fail(str(exc))
     except pl.exceptions.PolarsError as exc:
-        fail(f"{dataset}: cannot read the dataset: {dataset_read_error(exc, dataset)}")
+        fail(dataset_read_error(exc, dataset))
     if as_json:
         sys.stdout.write(json.dumps(g.to_dict(), default=str) + "\n")
         return
@@ -740,7 +740,7 @@ def match_cmd(
     except DatasetError as exc:
         fail(str(exc))
     except pl.exceptions.PolarsError as exc:
-        fail(f"{dataset}: cannot read the dataset: {dataset_read_error(exc, dataset)}")
+        fail(dataset_read_error(exc, dataset))
     if chart in ("png", "html"):
         assert dest is not None
         data = _png_chart(m) if chart == "png" else _html_chart(m)
@@ -787,7 +787,7 @@ def query_cmd(
     except _QUERY_FAULTS as exc:
         fail(f"bad query: {_polars_error(exc)}")
     except pl.exceptions.PolarsError as exc:  # a file Polars cannot read: damaged data
-        fail(f"{dataset}: cannot read the dataset: {dataset_read_error(exc, dataset)}")
+        fail(dataset_read_error(exc, dataset))
     if fmt == "table" and df.height > limit:
         err.print(f"showing {limit} of {df.height} rows (use --limit, or --format csv)")
         df = df.head(limit)
