@@ -58,9 +58,12 @@ def shuffled(cards: Sequence[Card], seed: str) -> list[Card]:
     out = list(cards)
     base = seed.encode("utf-8")
     sha256 = hashlib.sha256
-    words: tuple[int, ...] = ()
+    # the words the shuffle needs with no rejection (nearly always: a rejection has odds
+    # below n / 2**64), hashed in one go; more blocks only when a word is rejected
+    blocks = (len(out) + 2) // 4
+    words = _words(base, 0, blocks)
+    counter = blocks
     pos = 0
-    counter = 0
     for i in range(len(out) - 1, 0, -1):
         n = i + 1
         limit = _TWO64 - (_TWO64 % n)
@@ -76,6 +79,16 @@ def shuffled(cards: Sequence[Card], seed: str) -> list[Card]:
         j = x % n
         out[i], out[j] = out[j], out[i]
     return out
+
+
+def _words(base: bytes, first: int, blocks: int) -> tuple[int, ...]:
+    """The 64-bit words of SHA-256 blocks ``first`` to ``first + blocks - 1`` (step 2)."""
+    if blocks <= 0:
+        return ()
+    sha256 = hashlib.sha256
+    blocks_ = (sha256(base + k.to_bytes(8, "big")).digest() for k in range(first, first + blocks))
+    data = b"".join(blocks_)
+    return struct.unpack(f">{4 * blocks}Q", data)
 
 
 def reshuffle_seed(seed: str, k: int) -> str:

@@ -82,6 +82,26 @@ def drawn_before_suit(s: State, card: Card) -> bool:
     return s.cover_drawn[card] >= s.hands[s.players[s.current]].count(card)
 
 
+def quiet_turn(s: State) -> bool:
+    """True when the player to move owes nothing and has drawn nothing this turn: no
+    pending skip, draw, previous-player draw or penalty, no suit to name, no cover draw
+    under way. Then :func:`play_problem` for that player and a card of a hand of more
+    than one card is None exactly when the card is in :attr:`~.state.State.pile_ok` (its
+    checks all pass but that last one): the apply path's one-set-test fast path."""
+    return not (
+        s.pending_skip
+        or s.pending_draw
+        or s.draws_this_turn
+        or s.prev_owed
+        or s.awaiting_suit is not None
+        or s.penalty_owed is not None
+        or s.must_play is not None
+        or s.cover_drawing
+        or s.cover_drawn
+        or s.turn_over_after_draw
+    )
+
+
 def turn_play_problem(s: State, player: str, card: Card) -> Problem | None:
     """Why ``player``, whose turn it is (no skip pending), may not play ``card`` now, or
     None. The one source of a play's legality (see the module doc)."""

@@ -14,10 +14,9 @@ from collections import Counter
 
 from ..cards import Card
 from ..events import Play, SuitChoice
-from ..rules import CardRule
 from .actions import describe_legal
 from .errors import Problem, fail
-from .legality import finish_allowed, play_problem
+from .legality import finish_allowed, play_problem, quiet_turn
 from .partial import missing_cards, seen_at
 from .state import (
     ENDED,
@@ -29,11 +28,11 @@ from .state import (
     begin_turn_same,
     drawable,
     next_seat,
-    note_turn_action,
     set_cover,
     update_pile,
 )
 from .stock import check_card
+from .tables import CardInfo
 from .turns import known_player, resolve_skip, turn_check
 
 
@@ -45,9 +44,25 @@ def on_play(s: State, ev: Play) -> None:
             their legality (``card_does_not_match``, ``missed_penalty`` ...).
     """
     player = ev.player
+    cards = ev.cards
+    if (
+        len(cards) == 1
+        and not ev.jump_in
+        and s.phase == PLAY
+        and player == s.players[s.current]
+        and quiet_turn(s)
+    ):
+        # the usual play: one card by the player to move, who owes nothing: legal exactly
+        # when the card is in pile_ok (legality.quiet_turn); anything else takes the
+        # checks below, which name the problem
+        card = cards[0]
+        hand = s.hands[player]
+        if card in s.pile_ok and len(hand) > 1 and card in hand:
+            s.first_action_done = True  # as turn_check
+            lay_down(s, player, cards)
+            return
     if player not in s.seat:
         known_player(s, player, "play")
-    cards = ev.cards
     if not cards:
         fail("schema_error", "play.cards is empty", "FORMAT.md Events (play)")
     table = s.cards
@@ -233,10 +248,10 @@ def lay_down(
     s.blocked_passes = 0
     s.discard.extend(cards)
     s.last_play = cards
-    rules = s.rules
-    info = s.cards[cards[0]]
+    info = s.info[cards[0]]
+    last = s.info[cards[-1]] if len(cards) > 1 else info
     cancels = False
-    if s.pending_draw and (info.cancel or (info.wild and rules.wild_on_pending)):
+    if s.pending_draw and (info.cancel or (info.wild and s.wild_on_pending)):
         cancels = True
         s.pending_draw = 0
         s.pending_rank = None
@@ -245,16 +260,22 @@ def lay_down(
         s.skip_rank = None
     if jump:
         s.turns[player] += 1
-    _clear_for_play(s, s.cards[cards[-1]].wild)
+    _clear_for_play(s, last)
     if s.calls_last and len(hand) == 1:
         s.window = (player, "last")
-    after_cards(s, player, cards, cancels=cancels)
+    if len(cards) == 1 and last.plain:
+        # the usual play: one card with no wild, previous-player, cover or play-again power
+        _one_card(s, s.seat[player], last, cancels)
+    else:
+        after_cards(s, player, cards, cancels=cancels)
     if not hand and s.cover_owed is not None:
         # emptying the hand while a cover is owed is not going out (ruling 19): the call
         # window closes with no fault and a call fault of the player lapses
         s.window = None
         s.faults.pop(player, None)
-    note_turn_action(s, player)
+    if player != s.last_turn_actor:  # note_turn_action
+        s.prev_turn_actor = s.last_turn_actor
+        s.last_turn_actor = player
     s.jump_open = True
     s.last_player = player
     if not hand and s.cover_owed is None:
@@ -262,24 +283,26 @@ def lay_down(
         # empty hand ends the round; a cover is owed even then (ruling 5)
         s.play_again_owed = False
         go_out(s, player)
-    elif rules.max_plays is not None and s.plays >= rules.max_plays:
+    elif s.plays >= s.play_limit:
         s.phase = ENDED  # a wild card that ends the round names no suit
         s.awaiting_suit = None
         s.prev_owed.clear()
-        s.ended_reason = f"max_plays = {rules.max_plays} reached"
+        s.ended_reason = f"max_plays = {s.rules.max_plays} reached"
 
 
-def _clear_for_play(s: State, wild: bool) -> None:
-    """A play ends the turn's obligations and any named suit. (A function of its own: the
-    compiled build must not assume ``cover_owed`` stays None in :func:`lay_down`.)"""
+def _clear_for_play(s: State, last: CardInfo) -> None:
+    """A play ends the turn's obligations and any named suit; the pile's cards are the
+    ones that go on ``last`` (:func:`.state.update_pile` in this state, looked up). (A
+    function of its own: the compiled build must not assume ``cover_owed`` stays None in
+    :func:`lay_down`.)"""
     s.cover_owed = None
     s.cover_drawing = False
     s.must_play = None
     s.play_again_owed = False
     s.any_card = False
     s.suit_to_follow = None
-    s.top_played_wild = wild
-    update_pile(s)
+    s.top_played_wild = last.wild
+    s.pile_ok = last.pile_after
 
 
 def after_cards(
@@ -291,12 +314,12 @@ def after_cards(
     decides a wild's suit choice, a cover and a play-again."""
     rules = s.rules
     seat = s.seat[player]
-    last = s.cards[cards[-1]]
-    if len(cards) == 1 and not (last.wild or last.draw_previous or last.cover or last.play_again):
+    last = s.info[cards[-1]]
+    if len(cards) == 1 and last.plain:
         # the usual play: one card with no wild, previous-player, cover or play-again power
         _one_card(s, seat, last, cancels)
         return
-    infos = [s.cards[c] for c in cards]
+    infos = [s.info[c] for c in cards]
     if last.wild and rules.wild_names_suit and not starter_card and s.hands[player]:
         s.awaiting_suit = player
     if not starter_card and last.draw_previous:
@@ -344,33 +367,33 @@ def after_cards(
     begin_turn(s, next_seat(s, seat, steps))
 
 
-def _one_card(s: State, seat: int, info: CardRule, cancels: bool) -> None:
+def _one_card(s: State, seat: int, info: CardInfo, cancels: bool) -> None:
     """:func:`after_cards` for one card that is not wild, draws no previous player, owes
     no cover or play-again: its reverse, draw or skip, then the turn moves."""
     steps = 1
     if info.reverse:
         s.direction = -s.direction
-        if s.n == 2 and s.rules.reverse_two_players == "skip":
+        if s.reverse_skips:
             steps = 0
     if info.draw:
         if not cancels:
             if drawable(s) > 0:
                 s.pending_draw += info.draw
                 s.pending_rank = info.rank
-                s.pending_ends_turn = s.rules.draw_ends_turn or info.skip
+                s.pending_ends_turn = s.draw_ends_turn or info.skip
             else:  # no card left anywhere: the draw card draws nothing (ruling 12)
                 s.pending_draw = 0
                 s.pending_rank = None
     elif info.skip:
-        if s.rules.skip_answer or s.rules.wild_on_pending:
+        if s.skip_answer or s.wild_on_pending:
             s.pending_skip = 1
             s.skip_rank = info.rank
         else:
-            skipped = s.players[next_seat(s, seat, 1)]
+            skipped = s.players[(seat + s.direction) % s.n]
             s.skipped[skipped] += 1
             s.just_skipped.add(skipped)
             steps += 1
-    begin_turn(s, next_seat(s, seat, steps))
+    begin_turn(s, (seat + steps * s.direction) % s.n)
 
 
 def owe_previous(s: State, player: str, count: int) -> None:
