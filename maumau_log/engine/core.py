@@ -91,8 +91,13 @@ class Engine(State):
         if type(event) is Play:
             if self.phase == FINISHED:
                 self._after_round_end(event)
-            if event.player != self.last_actor:
-                self._new_actor(event.player)
+            player = event.player
+            if player != self.last_actor:  # _new_actor, inlined for the usual events
+                if self.window is not None:
+                    close_window(self)
+                self.last_actor = player
+                if self.words:
+                    self.words = set()
             on_play(self, event)
             return
         if type(event) is Draw:
@@ -100,9 +105,36 @@ class Engine(State):
                 _negative(event.count)
             if self.phase == FINISHED:
                 self._after_round_end(event)
+            player = event.player
+            if player != self.last_actor:  # _new_actor, inlined for the usual events
+                if self.window is not None:
+                    close_window(self)
+                self.last_actor = player
+                if self.words:
+                    self.words = set()
+            on_draw(self, event)
+            return
+        # then the other events of one player with no count, with the same checks
+        if isinstance(event, Call):
+            if self.phase == FINISHED:
+                self._after_round_end(event)
             if event.player != self.last_actor:
                 self._new_actor(event.player)
-            on_draw(self, event)
+            on_call(self, event)
+            return
+        if isinstance(event, Pass):
+            if self.phase == FINISHED:
+                self._after_round_end(event)
+            if event.player != self.last_actor:
+                self._new_actor(event.player)
+            on_pass(self, event)
+            return
+        if isinstance(event, SuitChoice):
+            if self.phase == FINISHED:
+                self._after_round_end(event)
+            if event.player != self.last_actor:
+                self._new_actor(event.player)
+            on_suit(self, event)
             return
         t = type(event)
         if t not in _KNOWN:  # a header inside a game is split off by the replay
@@ -122,13 +154,7 @@ class Engine(State):
             actor = getattr(event, "player", None)
         if actor is not None and actor != self.last_actor:
             self._new_actor(actor)
-        if isinstance(event, Call):
-            on_call(self, event)
-        elif isinstance(event, Pass):
-            on_pass(self, event)
-        elif isinstance(event, SuitChoice):
-            on_suit(self, event)
-        elif isinstance(event, Penalty):
+        if isinstance(event, Penalty):
             on_penalty(self, event)
         elif isinstance(event, Reshuffle):
             on_reshuffle(self, event)
