@@ -83,15 +83,15 @@ def drawn_before_suit(s: State, card: Card) -> bool:
 
 
 def quiet_turn(s: State) -> bool:
-    """True when the player to move owes nothing and has drawn nothing this turn: no
-    pending skip, draw, previous-player draw or penalty, no suit to name, no cover draw
-    under way. Then :func:`play_problem` for that player and a card of a hand of more
-    than one card is None exactly when the card is in :attr:`~.state.State.pile_ok` (its
-    checks all pass but that last one): the apply path's one-set-test fast path."""
+    """True when the player to move owes nothing: no pending skip, draw, previous-player
+    draw or penalty, no suit to name, no cover draw under way. Then :func:`play_problem`
+    for that player and a card of a hand of more than one card is None exactly when the
+    card is in :attr:`~.state.State.pile_ok` and, after a draw this turn,
+    :func:`after_draw_problem` is None (its other checks all pass): the apply path's
+    fast path tests just these."""
     return not (
         s.pending_skip
         or s.pending_draw
-        or s.draws_this_turn
         or s.prev_owed
         or s.awaiting_suit is not None
         or s.penalty_owed is not None
@@ -100,6 +100,25 @@ def quiet_turn(s: State) -> bool:
         or s.cover_drawn
         or s.turn_over_after_draw
     )
+
+
+def after_draw_problem(s: State, player: str, card: Card) -> Problem | None:
+    """Why ``player``, who drew this turn, may not play ``card`` after it, or None
+    (option ``play_after_draw``)."""
+    after = s.rules.play_after_draw
+    if after == "drawn" and card != s.drawn_card and s.drawn_card != HIDDEN:
+        return (
+            "card_does_not_match",
+            f"after drawing, {player} may play only the drawn card ({s.drawn_card})",
+            "option play_after_draw = 'drawn'",
+        )
+    if after == "none":
+        return (
+            "card_does_not_match",
+            f"{player} may not play after drawing",
+            "option play_after_draw = 'none'",
+        )
+    return None
 
 
 def turn_play_problem(s: State, player: str, card: Card) -> Problem | None:
@@ -152,19 +171,9 @@ def turn_play_problem(s: State, player: str, card: Card) -> Problem | None:
             f"options draw, draw_answer = {s.rules.draw_answer!r}; PRESETS.md ruling 22",
         )
     if s.draws_this_turn:
-        after = s.rules.play_after_draw
-        if after == "drawn" and card != s.drawn_card and s.drawn_card != HIDDEN:
-            return (
-                "card_does_not_match",
-                f"after drawing, {player} may play only the drawn card ({s.drawn_card})",
-                "option play_after_draw = 'drawn'",
-            )
-        if after == "none":
-            return (
-                "card_does_not_match",
-                f"{player} may not play after drawing",
-                "option play_after_draw = 'none'",
-            )
+        problem = after_draw_problem(s, player, card)
+        if problem is not None:
+            return problem
     if len(s.hands[player]) == 1 and not finish_allowed(s, player, card):
         return (
             "card_does_not_match",
@@ -275,13 +284,13 @@ def draw_problem(s: State, player: str, notes: set[str] | None = None) -> tuple[
         ``(reason, "")`` for a legal draw (``"no_play"``, ``"voluntary"`` or ``"cover"``),
         else ``("", why)``.
     """
-    if pending_draw(s):
+    if s.pending_draw and pending_draw(s):
         return "", f"a draw of {s.pending_draw} is pending"
     if s.must_play is not None:
         return "", f"the drawn {s.must_play} covers and must be played"
     if s.turn_over_after_draw:
         return "", "the turn is over after that draw; pass"
-    if drawable(s) == 0:
+    if not s.stock and drawable(s) == 0:
         return "", (
             "nothing is left to draw (the stock is empty and the discard pile cannot be "
             "reshuffled); a player with no card to play passes"

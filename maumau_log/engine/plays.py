@@ -16,7 +16,7 @@ from ..cards import Card
 from ..events import Play, SuitChoice
 from .actions import describe_legal
 from .errors import Problem, fail
-from .legality import finish_allowed, play_problem, quiet_turn
+from .legality import after_draw_problem, finish_allowed, play_problem, quiet_turn
 from .partial import missing_cards, seen_at
 from .state import (
     ENDED,
@@ -53,11 +53,17 @@ def on_play(s: State, ev: Play) -> None:
         and quiet_turn(s)
     ):
         # the usual play: one card by the player to move, who owes nothing: legal exactly
-        # when the card is in pile_ok (legality.quiet_turn); anything else takes the
-        # checks below, which name the problem
+        # when the card is in pile_ok and allowed after this turn's draw, if any
+        # (legality.quiet_turn); anything else takes the checks below, which name the
+        # problem
         card = cards[0]
         hand = s.hands[player]
-        if card in s.pile_ok and len(hand) > 1 and card in hand:
+        if (
+            card in s.pile_ok
+            and len(hand) > 1
+            and card in hand
+            and (not s.draws_this_turn or after_draw_problem(s, player, card) is None)
+        ):
             s.first_action_done = True  # as turn_check
             lay_down(s, player, cards)
             return
@@ -235,21 +241,28 @@ def lay_down(
     if s.just_skipped:
         s.just_skipped = set()
     hand = s.hands[player]
-    for card in cards:
+    if len(cards) == 1:
+        card = cards[0]
         if card in hand:
             hand.remove(card)
         else:  # a card shown from a hidden hand (checked by check_in_hand)
-            assert s.unseen is not None
-            hand.remove(HIDDEN)
-            s.unseen[card] -= 1
+            _from_hidden(s, hand, card)
+        s.discard.append(card)
+        info = last = s.info[card]
+    else:
+        for card in cards:
+            if card in hand:
+                hand.remove(card)
+            else:
+                _from_hidden(s, hand, card)
+        s.discard.extend(cards)
+        info = s.info[cards[0]]
+        last = s.info[cards[-1]]
     if hand and s.faults:  # a fault is caught before the next turn action, or right after
         s.faults.pop(player, None)  # going out
     s.plays += 1
     s.blocked_passes = 0
-    s.discard.extend(cards)
     s.last_play = cards
-    info = s.info[cards[0]]
-    last = s.info[cards[-1]] if len(cards) > 1 else info
     cancels = False
     if s.pending_draw and (info.cancel or (info.wild and s.wild_on_pending)):
         cancels = True
@@ -258,36 +271,44 @@ def lay_down(
     if answering_skip or jump:  # the answered skip lapses; a jumper's replaces it
         s.pending_skip = 0
         s.skip_rank = None
-    if jump:
-        s.turns[player] += 1
+        if jump:
+            s.turns[player] += 1
     _clear_for_play(s, last)
     if s.calls_last and len(hand) == 1:
         s.window = (player, "last")
-    if len(cards) == 1 and last.plain:
+    if last.plain and len(cards) == 1:
         # the usual play: one card with no wild, previous-player, cover or play-again power
         _one_card(s, s.seat[player], last, cancels)
     else:
         after_cards(s, player, cards, cancels=cancels)
-    if not hand and s.cover_owed is not None:
-        # emptying the hand while a cover is owed is not going out (ruling 19): the call
-        # window closes with no fault and a call fault of the player lapses
-        s.window = None
-        s.faults.pop(player, None)
     if player != s.last_turn_actor:  # note_turn_action
         s.prev_turn_actor = s.last_turn_actor
         s.last_turn_actor = player
     s.jump_open = True
     s.last_player = player
-    if not hand and s.cover_owed is None:
-        # a play-again card owes a further card only "if there is one" (ruling 4): an
-        # empty hand ends the round; a cover is owed even then (ruling 5)
-        s.play_again_owed = False
-        go_out(s, player)
-    elif s.plays >= s.play_limit:
+    if not hand:
+        if s.cover_owed is None:
+            # a play-again card owes a further card only "if there is one" (ruling 4): an
+            # empty hand ends the round; a cover is owed even then (ruling 5)
+            s.play_again_owed = False
+            go_out(s, player)
+            return
+        # emptying the hand while a cover is owed is not going out (ruling 19): the call
+        # window closes with no fault and a call fault of the player lapses
+        s.window = None
+        s.faults.pop(player, None)
+    if s.plays >= s.play_limit:
         s.phase = ENDED  # a wild card that ends the round names no suit
         s.awaiting_suit = None
         s.prev_owed.clear()
         s.ended_reason = f"max_plays = {s.rules.max_plays} reached"
+
+
+def _from_hidden(s: State, hand: list[Card], card: Card) -> None:
+    """A card shown from a hidden hand leaves it (checked by check_in_hand)."""
+    assert s.unseen is not None
+    hand.remove(HIDDEN)
+    s.unseen[card] -= 1
 
 
 def _clear_for_play(s: State, last: CardInfo) -> None:
@@ -377,7 +398,7 @@ def _one_card(s: State, seat: int, info: CardInfo, cancels: bool) -> None:
             steps = 0
     if info.draw:
         if not cancels:
-            if drawable(s) > 0:
+            if s.stock or drawable(s) > 0:
                 s.pending_draw += info.draw
                 s.pending_rank = info.rank
                 s.pending_ends_turn = s.draw_ends_turn or info.skip
