@@ -45,7 +45,9 @@ def on_draw(s: State, ev: Draw) -> None:
             if s.just_skipped:
                 s.just_skipped = set()
             s.jump_open = False
-            note_turn_action(s, player)
+            if player != s.last_turn_actor:  # note_turn_action
+                s.prev_turn_actor = s.last_turn_actor
+                s.last_turn_actor = player
             _ordinary_draw(s, player, ev)
             return
     player = known_player(s, ev.player, "draw")

@@ -277,8 +277,36 @@ def lay_down(
     if s.calls_last and len(hand) == 1:
         s.window = (player, "last")
     if last.plain and len(cards) == 1:
-        # the usual play: one card with no wild, previous-player, cover or play-again power
-        _one_card(s, s.seat[player], last, cancels)
+        # the usual play: one card with no wild, previous-player, cover or play-again
+        # power: its reverse, draw or skip, then the turn moves (after_cards for this
+        # case, inlined: the hot path)
+        seat = s.seat[player]
+        steps = 1
+        if last.reverse:
+            s.direction = -s.direction
+            if s.reverse_skips:
+                steps = 0
+        if last.draw:
+            if not cancels:
+                if s.stock or drawable(s) > 0:
+                    s.pending_draw += last.draw
+                    s.pending_rank = last.rank
+                    s.pending_ends_turn = s.draw_ends_turn or last.skip
+                else:  # no card left anywhere: the draw card draws nothing (ruling 12)
+                    s.pending_draw = 0
+                    s.pending_rank = None
+        elif last.skip:
+            if s.skip_answer or s.wild_on_pending:
+                # the skipped player may still answer (a skip card of the rank, or a wild
+                # card that cancels it: rulings 2 and 6)
+                s.pending_skip = 1
+                s.skip_rank = last.rank
+            else:
+                skipped = s.players[(seat + s.direction) % s.n]
+                s.skipped[skipped] += 1
+                s.just_skipped.add(skipped)
+                steps = 2
+        begin_turn(s, (seat + steps * s.direction) % s.n)
     else:
         after_cards(s, player, cards, cancels=cancels)
     if player != s.last_turn_actor:  # note_turn_action
@@ -336,10 +364,6 @@ def after_cards(
     rules = s.rules
     seat = s.seat[player]
     last = s.info[cards[-1]]
-    if len(cards) == 1 and last.plain:
-        # the usual play: one card with no wild, previous-player, cover or play-again power
-        _one_card(s, seat, last, cancels)
-        return
     infos = [s.info[c] for c in cards]
     if last.wild and rules.wild_names_suit and not starter_card and s.hands[player]:
         s.awaiting_suit = player
@@ -356,7 +380,7 @@ def after_cards(
     steps = 1
     if last.reverse and (len(infos) == 1 or sum(i.reverse for i in infos) % 2):
         s.direction = -s.direction
-        if s.n == 2 and rules.reverse_two_players == "skip":
+        if s.reverse_skips:
             steps = 0
     if len(infos) == 1:
         draw = last.draw
@@ -386,35 +410,6 @@ def after_cards(
                 s.just_skipped.add(skipped)
             steps += skips
     begin_turn(s, next_seat(s, seat, steps))
-
-
-def _one_card(s: State, seat: int, info: CardInfo, cancels: bool) -> None:
-    """:func:`after_cards` for one card that is not wild, draws no previous player, owes
-    no cover or play-again: its reverse, draw or skip, then the turn moves."""
-    steps = 1
-    if info.reverse:
-        s.direction = -s.direction
-        if s.reverse_skips:
-            steps = 0
-    if info.draw:
-        if not cancels:
-            if s.stock or drawable(s) > 0:
-                s.pending_draw += info.draw
-                s.pending_rank = info.rank
-                s.pending_ends_turn = s.draw_ends_turn or info.skip
-            else:  # no card left anywhere: the draw card draws nothing (ruling 12)
-                s.pending_draw = 0
-                s.pending_rank = None
-    elif info.skip:
-        if s.skip_answer or s.wild_on_pending:
-            s.pending_skip = 1
-            s.skip_rank = info.rank
-        else:
-            skipped = s.players[(seat + s.direction) % s.n]
-            s.skipped[skipped] += 1
-            s.just_skipped.add(skipped)
-            steps += 1
-    begin_turn(s, (seat + steps * s.direction) % s.n)
 
 
 def owe_previous(s: State, player: str, count: int) -> None:
