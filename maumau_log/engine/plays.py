@@ -15,8 +15,8 @@ from collections import Counter
 from ..cards import Card
 from ..events import Play, SuitChoice
 from .actions import describe_legal
-from .errors import Problem, fail
-from .legality import after_draw_problem, finish_allowed, play_problem, quiet_turn
+from .errors import fail
+from .legality import after_draw_problem, finish_allowed, jump_problem, play_problem, quiet_turn
 from .partial import missing_cards, seen_at
 from .state import (
     ENDED,
@@ -191,47 +191,6 @@ def check_multi(s: State, player: str, cards: list[Card]) -> None:
             f"option multi_play = {mode!r}",
             "one card, or " + kind,
         )
-
-
-def jump_problem(s: State, player: str, cards: list[Card]) -> Problem | None:
-    """Why ``player`` may not jump in with ``cards`` now, or None (PRESETS.md ruling 7)."""
-    rule = "option jump_in; PRESETS.md ruling 7"
-    if s.phase != PLAY:
-        return ("play_after_round_end", "the round is over", rule)
-    if s.awaiting_suit is not None:
-        return ("missing_suit_choice", f"{s.awaiting_suit} has not named the suit yet", rule)
-    if not s.jump_open:
-        return (
-            "wrong_player",
-            "a jump-in comes only right after a play (not on the starter, not after a "
-            "draw, a pass or a penalty)",
-            rule,
-        )
-    if player == s.last_player:
-        return ("wrong_player", "nobody jumps in on the own play", rule)
-    if s.cover_owed is not None or s.play_again_owed:
-        return ("wrong_player", "a cover or a play-again is owed", rule)
-    if s.prev_owed.get(player):
-        return (
-            "missed_penalty",
-            f"{player} owes {s.prev_owed[player]} card(s) to draw first",
-            "option draw_previous; PRESETS.md ruling 8",
-        )
-    top = s.discard[-1]
-    if any(c != top for c in cards):
-        return (
-            "card_does_not_match",
-            f"{' '.join(cards)} is not identical to the top card {top}",
-            rule,
-        )
-    short = missing_cards(s, player, cards)
-    if short:
-        return (
-            "card_not_in_hand",
-            f"{player} does not hold {' '.join(sorted(short.elements()))}",
-            "FORMAT.md Conventions (card conservation)",
-        )
-    return None
 
 
 def lay_down(
