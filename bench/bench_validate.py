@@ -16,7 +16,9 @@ included, as a user runs ``validate``):
 4. the replay driver alone (reading, decoding, per-game bookkeeping; ``Engine.apply`` a
    no-op), the floor any engine speed-up meets;
 5. optionally a baseline source tree (``--baseline DIR``, e.g. the commit before issue 12
-   unpacked with ``git archive``), for a before/after in the same run.
+   unpacked with ``git archive``), for a before/after in the same run, timed pure Python;
+   and ``--baseline-compiled DIR`` (a tree with its engine compiled in place), timed
+   compiled.
 
 Per core means CPU time (user + system of the child process): on a shared machine the wall
 time also counts other processes. Each measurement is the best of ``--repeat`` runs. Peak
@@ -134,6 +136,12 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--baseline", type=Path, help="a source tree to compare with (before)")
+    ap.add_argument(
+        "--baseline-compiled",
+        type=Path,
+        help="a source tree with its compiled engine built (python hatch_build.py there), "
+        "timed compiled: a second before row",
+    )
     args = ap.parse_args()
     path = make_log(args.games, args.preset, args.players, args.seed)
     small = make_log(max(args.games // 4, 1), args.preset, args.players, args.seed + 1)
@@ -145,6 +153,9 @@ def main() -> None:
     if args.baseline is not None:
         env = env_for(args.baseline.resolve(), True)
         rows.append(("validate, before", best(VALIDATE, path, env, args.repeat), None))
+    if args.baseline_compiled is not None:
+        env = env_for(args.baseline_compiled.resolve(), False)
+        rows.append(("validate, before compiled", best(VALIDATE, path, env, args.repeat), None))
     pure_env = env_for(ROOT, True)
     driver = best(DRIVER, path, pure_env, args.repeat)
     rows.append(("validate, pure Python", best(VALIDATE, path, pure_env, args.repeat), None))
@@ -158,8 +169,10 @@ def main() -> None:
     with_small = []
     for name, doc, _ in rows[1:]:
         env = pure_env if "compiled" not in name else compiled_env
-        if "before" in name and args.baseline is not None:
+        if name == "validate, before" and args.baseline is not None:
             env = env_for(args.baseline.resolve(), True)
+        if name == "validate, before compiled" and args.baseline_compiled is not None:
+            env = env_for(args.baseline_compiled.resolve(), False)
         with_small.append((name, doc, run(VALIDATE, small, env)))
     rows = rows[:1] + with_small
 
@@ -189,6 +202,10 @@ def main() -> None:
         if "validate, compiled" in names:
             comp = rows[names.index("validate, compiled")][1]["cpu"]
             print(f"compiled vs before: {before / comp:.2f}x; compiled vs pure: {pure / comp:.2f}x")
+    if "validate, compiled" in names and "validate, before compiled" in names:
+        old = rows[names.index("validate, before compiled")][1]["cpu"]
+        comp = rows[names.index("validate, compiled")][1]["cpu"]
+        print(f"compiled vs before compiled: {old / comp:.2f}x")
 
 
 if __name__ == "__main__":

@@ -247,14 +247,16 @@ def on_pass(s: State, ev: Pass) -> None:
             f"{rules.max_draws}; PRESETS.md ruling 11",
             describe_legal(s),
         )
-    if drawable(s) == 0:
+    if not s.stock and drawable(s) == 0:
         s.blocked_passes += 1
         limit = s.n + (1 if rules.blocked_passes == "players+1" else 0)
         if s.blocked_passes >= limit:
             s.phase = ENDED
             s.ended_reason = f"{limit} passes in a row on an empty stock"
             return
-    s.faults.pop(player, None)
-    set_cover(s, None)
+    if s.faults:
+        s.faults.pop(player, None)
+    if s.cover_owed is not None:  # (with none owed the pile's cards stay as they are)
+        set_cover(s, None)
     s.cover_drawing = False
     end_turn(s)

@@ -346,7 +346,7 @@ def begin_turn_same(s: State, seat: int) -> None:
 
 def end_turn(s: State) -> None:
     """The current player's turn ends with no card effect (after a draw or pass)."""
-    begin_turn(s, next_seat(s, s.current))
+    begin_turn(s, (s.current + s.direction) % s.n)  # next_seat
 
 
 def first_seat(s: State) -> int:
