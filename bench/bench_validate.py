@@ -21,7 +21,8 @@ included, as a user runs ``validate``):
    compiled.
 
 Per core means CPU time (user + system of the child process): on a shared machine the wall
-time also counts other processes. Each measurement is the best of ``--repeat`` runs. Peak
+time also counts other processes. Each measurement is the best of ``--repeat`` runs, the
+runs interleaved (every row once, then again), so that a passing load touches every row. Peak
 RSS of validate is measured at a quarter of the games and at all of them (flat in games).
 
 Targets (issue 12): compiled validate >= 600,000 events/s on one core, within 5x of the
@@ -113,13 +114,6 @@ def run(code: str, path: Path, env: dict[str, str]) -> dict[str, float]:
     return doc
 
 
-def best(code: str, path: Path, env: dict[str, str], repeat: int) -> dict[str, float]:
-    runs = [run(code, path, env) for _ in range(repeat)]
-    out = min(runs, key=lambda r: r["cpu"])
-    out["wall"] = min(r["wall"] for r in runs)
-    return out
-
-
 def env_for(pythonpath: Path, pure: bool) -> dict[str, str]:
     env = dict(os.environ, PYTHONPATH=str(pythonpath))
     env.pop("MAUMAU_LOG_PURE_PYTHON", None)
@@ -147,20 +141,37 @@ def main() -> None:
     small = make_log(max(args.games // 4, 1), args.preset, args.players, args.seed + 1)
     size_mb = path.stat().st_size / 2**20
 
-    rows: list[tuple[str, dict[str, float], dict[str, float] | None]] = []
-    floor = best(FLOOR, path, env_for(ROOT, True), args.repeat)
-    rows.append(("decode only (msgspec)", floor, None))
+    # every measurement in turn, round after round (interleaved: on a shared machine a
+    # load that comes and goes then touches every row alike); the best of the rounds each
+    pure_env = env_for(ROOT, True)
+    compiled_env = env_for(ROOT, False)
+    plan: list[tuple[str, str, dict[str, str]]] = [("decode only (msgspec)", FLOOR, pure_env)]
     if args.baseline is not None:
-        env = env_for(args.baseline.resolve(), True)
-        rows.append(("validate, before", best(VALIDATE, path, env, args.repeat), None))
+        plan.append(("validate, before", VALIDATE, env_for(args.baseline.resolve(), True)))
     if args.baseline_compiled is not None:
         env = env_for(args.baseline_compiled.resolve(), False)
-        rows.append(("validate, before compiled", best(VALIDATE, path, env, args.repeat), None))
-    pure_env = env_for(ROOT, True)
-    driver = best(DRIVER, path, pure_env, args.repeat)
-    rows.append(("validate, pure Python", best(VALIDATE, path, pure_env, args.repeat), None))
-    compiled_env = env_for(ROOT, False)
-    compiled = best(VALIDATE, path, compiled_env, args.repeat)
+        plan.append(("validate, before compiled", VALIDATE, env))
+    plan.append(("replay driver, engine a no-op", DRIVER, pure_env))
+    plan.append(("validate, pure Python", VALIDATE, pure_env))
+    plan.append(("validate, compiled", VALIDATE, compiled_env))
+    runs: dict[str, list[dict[str, float]]] = {name: [] for name, _, _ in plan}
+    for _ in range(args.repeat):
+        for name, code, env in plan:
+            runs[name].append(run(code, path, env))
+    got = {}
+    for name, docs in runs.items():
+        doc = min(docs, key=lambda r: r["cpu"])
+        doc["wall"] = min(r["wall"] for r in docs)
+        got[name] = doc
+    floor = got["decode only (msgspec)"]
+    driver = got["replay driver, engine a no-op"]
+    compiled = got["validate, compiled"]
+    rows: list[tuple[str, dict[str, float], dict[str, float] | None]] = [
+        (name, got[name], None)
+        for name, _, _ in plan
+        if name.startswith("decode") or name.startswith("validate, before")
+    ]
+    rows.append(("validate, pure Python", got["validate, pure Python"], None))
     if compiled.get("compiled"):
         rows.append(("validate, compiled", compiled, None))
     else:
