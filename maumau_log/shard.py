@@ -39,7 +39,8 @@ from .logfile import (
     ZSTD_MAGIC,
     LogReadError,
     expand_paths,
-    iter_lines,
+    iter_line_runs,
+    numbered,
 )
 from .matches import MatchState
 from .notation import file_lines as notation_lines
@@ -312,12 +313,14 @@ def run_shard(
             else notation_lines(shard.path)
         )
     else:
-        lines = iter_lines(
-            Path(shard.path),
-            start=shard.start,
-            end=shard.end,
-            first_line=shard.first_line,
-            data=shard.data,
+        lines = numbered(  # the lines, numbered in C (issue 12)
+            iter_line_runs(
+                Path(shard.path),
+                start=shard.start,
+                end=shard.end,
+                first_line=shard.first_line,
+                data=shard.data,
+            )
         )
     try:
         for report in replayer.replay_lines(shard.path, lines):
