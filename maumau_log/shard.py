@@ -296,9 +296,11 @@ def run_shard(
     """
     import copy
 
-    from .collector import RecordCollector  # Arrow and Polars only when rows are wanted
+    collector = None
+    if collect:  # Arrow and Polars only when rows are wanted (not for validate: issue 12)
+        from .collector import RecordCollector
 
-    collector = RecordCollector(ingested_at=ingested_at) if collect else None
+        collector = RecordCollector(ingested_at=ingested_at)
     visitors: list[Any] = [collector] if collector else [ContentHasher()]
     replayer = Replayer(rules_file_options, visitors=visitors)
     if matches:
