@@ -250,20 +250,26 @@ class ContentHasher:
 
     def __init__(self) -> None:
         self._h = hashlib.blake2b(digest_size=8)
+        self._lines: list[bytes] = []  # the game's accepted lines, hashed at its end
 
     def begin_game(self, report: GameReport) -> None:
         """Start a new digest, with the header."""
         self._h = hashlib.blake2b(digest_size=8)
+        self._lines = []
         if report.header is not None:
             self._h.update(encode_event(report.header))
 
     def event(self, report: GameReport, index: int, line: int, event: Any, raw: bytes) -> None:
-        """Add one accepted line."""
-        self._h.update(raw)
-        self._h.update(b"\n")
+        """Add one accepted line (kept until the game ends: one ``append`` per event, the
+        same digest as an update per line, issue 12)."""
+        self._lines.append(raw)
 
     def end_game(self, report: GameReport) -> None:
         """Finish: the lines, the event count and the first violation's code and place."""
+        if self._lines:
+            self._h.update(b"\n".join(self._lines))
+            self._h.update(b"\n")
+            self._lines = []
         v = report.violation
         tail = f"{report.events}|{v.code if v else ''}|{v.event_index if v else ''}"
         self._h.update(tail.encode())

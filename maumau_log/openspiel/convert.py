@@ -275,8 +275,6 @@ def _num(x: float) -> int | float:
     return int(x) if float(x).is_integer() else x
 
 
-
-
 def convert_source(
     src: SourceGame,
     file: str,
