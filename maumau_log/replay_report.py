@@ -30,7 +30,8 @@ class GameReport:
         header: the decoded header, or None.
         rules: the resolved ruleset, or None when it could not be resolved.
         events: events in the game, the header counted (so the last index + 1).
-        last_line: the line of the game's last event.
+        last_line: the line of the game's last event (set when the game ends; during the
+            replay :attr:`GameState.last_line` holds it).
         violation: the first violation, or None for a valid game.
         engine: the engine after the last replayed event (None without a valid header).
         violation_raw: the violating line as logged (bytes without the newline; None when
