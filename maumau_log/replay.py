@@ -66,6 +66,16 @@ _BAD_JSON_RULE = "FORMAT.md Files (one JSON object per line)"
 _encode_options = msgspec.json.Encoder().encode
 
 
+def _starts_game(raw: bytes) -> bool:
+    """A line that is no event but starts a new game: a notation header that could not be
+    read, or a line that looks like a ``game`` header (never an overlong line)."""
+    if raw is OVERLONG:
+        return False
+    if type(raw) is BadLine:
+        return raw.header
+    return looks_like_header(raw)
+
+
 class Replayer:
     """Replays log files game by game.
 
@@ -160,9 +170,10 @@ class Replayer:
                     ev = decode(raw)
                 except (msgspec.DecodeError, RecursionError) as exc:
                     # OVERLONG and BadLine never decode: they take this way out too
-                    g, done = self._bad_line(name, g, line_no, raw, exc)
-                    if done is not None:
-                        yield done
+                    header = _starts_game(raw)
+                    if header and g is not None:
+                        yield self._finish(g)
+                    g = self._bad_line(name, None if header else g, header, line_no, raw, exc)
                     continue
                 if type(ev) is Game:
                     if g is not None:
@@ -208,12 +219,17 @@ class Replayer:
             yield self._finish(g)
 
     def _bad_line(
-        self, name: str, g: GameState | None, line_no: int, raw: bytes, exc: Exception
-    ) -> tuple[GameState, GameReport | None]:
+        self,
+        name: str,
+        g: GameState | None,
+        header: bool,
+        line_no: int,
+        raw: bytes,
+        exc: Exception,
+    ) -> GameState:
         """A line that is no event: an overlong line, a notation error, bad JSON or JSON of
-        the wrong shape. Returns the game it belongs to (a new one when the line looks like
-        a header) and the report of the game it ended, if any."""
-        done: GameReport | None = None
+        the wrong shape. ``header``: the line starts a new game (the game before it was
+        finished by the caller). Returns the game the line belongs to."""
         if raw is OVERLONG:
             g = g or self._orphan(name, line_no)
             if not g.failed:
@@ -226,11 +242,9 @@ class Replayer:
                     "FORMAT.md Files",
                 )
             g.count += 1
-            return g, None
+            return g
         if type(raw) is BadLine:  # a .mm line the notation's grammar does not allow
-            if raw.header:
-                if g is not None:
-                    done = self._finish(g)
+            if header:
                 g = GameState(GameReport(file=name, line=line_no, game_id=raw.game_id))
                 self._notify_begin(g.report)
             g = g or self._orphan(name, line_no)
@@ -241,16 +255,14 @@ class Replayer:
                 )  # fmt: skip
             g.count += 1
             g.last_line = line_no
-            return g, done
+            return g
         if isinstance(exc, RecursionError):
             problem = ("bad_json", "the JSON is nested too deeply to read", _BAD_JSON_RULE)
         elif isinstance(exc, msgspec.ValidationError):  # JSON of the wrong shape
             problem = ("schema_error", explain(raw, exc), "schemas/ (FORMAT.md Events)")
         else:
             problem = ("bad_json", f"not valid JSON: {exc}", _BAD_JSON_RULE)
-        if looks_like_header(raw):
-            if g is not None:
-                done = self._finish(g)
+        if header:
             g = GameState(GameReport(file=name, line=line_no, game_id=guess_id(raw)))
             self._notify_begin(g.report)
         g = g or self._orphan(name, line_no)
@@ -258,7 +270,7 @@ class Replayer:
             self._violate(g, line_no, g.count, *problem, raw=raw)
         g.count += 1
         g.last_line = line_no
-        return g, done
+        return g
 
     def _bad_place(self, g: GameState, line_no: int, index: int, ev: Event, raw: bytes) -> None:
         """An event before any header, or one whose ``seq`` is not its index."""
