@@ -102,3 +102,14 @@ def test_blank_lines_and_crlf_inside_a_game_keep_their_numbers(tmp_path: Path) -
     (report,) = Replayer().replay_file(path)
     v = report.violation
     assert v is not None and v.code == "bad_seq" and v.line == 5 + 1 + 2 and v.event_index == 5
+
+
+def test_packaged_presets_read_at_run_time_as_the_checked_reader_reads_them() -> None:
+    """The run-time reading of the packaged presets skips the schema check; it must give
+    what the checked reader gives (``read_ruleset_file``) for every preset file."""
+    from maumau_log import rules
+
+    files = sorted(rules._presets_dir().glob("*.toml"))
+    assert len(files) > 5
+    for path in files:
+        assert rules._preset_options(path.stem) == rules.read_ruleset_file(path), path.name
