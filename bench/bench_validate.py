@@ -14,15 +14,16 @@ included, as a user runs ``validate``):
 2. ``Replayer().replay_file`` with the engine in pure Python (``MAUMAU_LOG_PURE_PYTHON=1``);
 3. the same with the compiled engine (when ``maumau_log.engine.COMPILED``);
 4. the replay driver alone (reading, decoding, per-game bookkeeping; ``Engine.apply`` a
-   no-op), the floor any engine speed-up meets;
-5. optionally a baseline source tree (``--baseline DIR``, e.g. the commit before issue 12
-   unpacked with ``git archive``), for a before/after in the same run, timed pure Python;
-   and ``--baseline-compiled DIR`` (a tree with its engine compiled in place), timed
-   compiled.
+   no-op), the floor any engine speed-up meets (and the baseline's driver with
+   ``--baseline``);
+5. the command a user runs, ``maumau-log validate --jobs 1 FILE`` (one core; the
+   build there is: compiled when present), as a whole process: start-up (typer, rich),
+   the shard plan, ``run_shard`` with its per-line content digest, and the summary;
+6. optionally a baseline source tree (``--baseline DIR``, e.g. the commit before issue 12
+   unpacked with ``git archive``), for a before/after in the same run.
 
 Per core means CPU time (user + system of the child process): on a shared machine the wall
-time also counts other processes. Each measurement is the best of ``--repeat`` runs, the
-runs interleaved (every row once, then again), so that a passing load touches every row. Peak
+time also counts other processes. Each measurement is the best of ``--repeat`` runs. Peak
 RSS of validate is measured at a quarter of the games and at all of them (flat in games).
 
 Targets (issue 12): compiled validate >= 600,000 events/s on one core, within 5x of the
@@ -34,6 +35,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -114,6 +116,36 @@ def run(code: str, path: Path, env: dict[str, str]) -> dict[str, float]:
     return doc
 
 
+def run_cli(path: Path, env: dict[str, str]) -> dict[str, float]:
+    """``maumau-log validate FILE`` as a whole process: its CPU seconds (from the children's
+    rusage), wall seconds and peak RSS; exit 0 or 1 (violations) are both a finished run."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    res = subprocess.run(
+        [sys.executable, "-m", "maumau_log", "validate", "--jobs", "1", str(path)],
+        capture_output=True, text=True, env=env, cwd=OUT,
+    )  # fmt: skip
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if res.returncode not in (0, 1):
+        sys.exit(f"validate failed ({res.returncode}): {res.stderr[-800:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    # ru_maxrss of the children is the largest child so far: an upper bound for this one
+    return {"cpu": cpu, "wall": wall, "rss_mib": after.ru_maxrss / 1024}
+
+
+def best(code: str, path: Path, env: dict[str, str], repeat: int) -> dict[str, float]:
+    if code == "CLI":
+        runs = [run_cli(path, env) for _ in range(repeat)]
+        out = min(runs, key=lambda r: r["cpu"])
+        out["wall"] = min(r["wall"] for r in runs)
+        return out
+    runs = [run(code, path, env) for _ in range(repeat)]
+    out = min(runs, key=lambda r: r["cpu"])
+    out["wall"] = min(r["wall"] for r in runs)
+    return out
+
+
 def env_for(pythonpath: Path, pure: bool) -> dict[str, str]:
     env = dict(os.environ, PYTHONPATH=str(pythonpath))
     env.pop("MAUMAU_LOG_PURE_PYTHON", None)
@@ -130,48 +162,25 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--baseline", type=Path, help="a source tree to compare with (before)")
-    ap.add_argument(
-        "--baseline-compiled",
-        type=Path,
-        help="a source tree with its compiled engine built (python hatch_build.py there), "
-        "timed compiled: a second before row",
-    )
     args = ap.parse_args()
     path = make_log(args.games, args.preset, args.players, args.seed)
     small = make_log(max(args.games // 4, 1), args.preset, args.players, args.seed + 1)
     size_mb = path.stat().st_size / 2**20
 
-    # every measurement in turn, round after round (interleaved: on a shared machine a
-    # load that comes and goes then touches every row alike); the best of the rounds each
-    pure_env = env_for(ROOT, True)
-    compiled_env = env_for(ROOT, False)
-    plan: list[tuple[str, str, dict[str, str]]] = [("decode only (msgspec)", FLOOR, pure_env)]
+    rows: list[tuple[str, dict[str, float], dict[str, float] | None]] = []
+    floor = best(FLOOR, path, env_for(ROOT, True), args.repeat)
+    rows.append(("decode only (msgspec)", floor, None))
     if args.baseline is not None:
-        plan.append(("validate, before", VALIDATE, env_for(args.baseline.resolve(), True)))
-    if args.baseline_compiled is not None:
-        env = env_for(args.baseline_compiled.resolve(), False)
-        plan.append(("validate, before compiled", VALIDATE, env))
-    plan.append(("replay driver, engine a no-op", DRIVER, pure_env))
-    plan.append(("validate, pure Python", VALIDATE, pure_env))
-    plan.append(("validate, compiled", VALIDATE, compiled_env))
-    runs: dict[str, list[dict[str, float]]] = {name: [] for name, _, _ in plan}
-    for _ in range(args.repeat):
-        for name, code, env in plan:
-            runs[name].append(run(code, path, env))
-    got = {}
-    for name, docs in runs.items():
-        doc = min(docs, key=lambda r: r["cpu"])
-        doc["wall"] = min(r["wall"] for r in docs)
-        got[name] = doc
-    floor = got["decode only (msgspec)"]
-    driver = got["replay driver, engine a no-op"]
-    compiled = got["validate, compiled"]
-    rows: list[tuple[str, dict[str, float], dict[str, float] | None]] = [
-        (name, got[name], None)
-        for name, _, _ in plan
-        if name.startswith("decode") or name.startswith("validate, before")
-    ]
-    rows.append(("validate, pure Python", got["validate, pure Python"], None))
+        env = env_for(args.baseline.resolve(), True)
+        rows.append(("validate, before", best(VALIDATE, path, env, args.repeat), None))
+    pure_env = env_for(ROOT, True)
+    driver = best(DRIVER, path, pure_env, args.repeat)
+    driver_before = None
+    if args.baseline is not None:
+        driver_before = best(DRIVER, path, env_for(args.baseline.resolve(), True), args.repeat)
+    rows.append(("validate, pure Python", best(VALIDATE, path, pure_env, args.repeat), None))
+    compiled_env = env_for(ROOT, False)
+    compiled = best(VALIDATE, path, compiled_env, args.repeat)
     if compiled.get("compiled"):
         rows.append(("validate, compiled", compiled, None))
     else:
@@ -180,14 +189,19 @@ def main() -> None:
     with_small = []
     for name, doc, _ in rows[1:]:
         env = pure_env if "compiled" not in name else compiled_env
-        if name == "validate, before" and args.baseline is not None:
+        if "before" in name and args.baseline is not None:
             env = env_for(args.baseline.resolve(), True)
-        if name == "validate, before compiled" and args.baseline_compiled is not None:
-            env = env_for(args.baseline_compiled.resolve(), False)
         with_small.append((name, doc, run(VALIDATE, small, env)))
     rows = rows[:1] + with_small
 
     rows.insert(1, ("replay driver, engine a no-op", driver, None))
+    if driver_before is not None:
+        rows.insert(1, ("replay driver, engine a no-op, before", driver_before, None))
+    if args.baseline is not None:
+        base_cli = best("CLI", path, env_for(args.baseline.resolve(), False), args.repeat)
+        rows.append(("maumau-log validate --jobs 1, before", base_cli, None))
+    cli = best("CLI", path, compiled_env, args.repeat)
+    rows.append(("maumau-log validate --jobs 1", cli, None))
     n = int(floor["events"])
     print(f"file: {path.name}: {n:,} events, {size_mb:.1f} MiB; best of {args.repeat}")
     print(
@@ -213,10 +227,6 @@ def main() -> None:
         if "validate, compiled" in names:
             comp = rows[names.index("validate, compiled")][1]["cpu"]
             print(f"compiled vs before: {before / comp:.2f}x; compiled vs pure: {pure / comp:.2f}x")
-    if "validate, compiled" in names and "validate, before compiled" in names:
-        old = rows[names.index("validate, before compiled")][1]["cpu"]
-        comp = rows[names.index("validate, compiled")][1]["cpu"]
-        print(f"compiled vs before compiled: {old / comp:.2f}x")
 
 
 if __name__ == "__main__":
