@@ -83,21 +83,27 @@ def main() -> None:
     ap.add_argument("--club", type=int, default=5)
     ap.add_argument("--bot-weight", type=float, default=0.1)
     ap.add_argument("--ruleset", default="classic")
-    ap.add_argument("--rollouts", type=int, default=64, help="the audit reference's")
+    ap.add_argument("--rollouts", type=int, default=32, help="the audit reference's")
     ap.add_argument("--bot-rollouts", type=int, default=64, help="the planted bot's")
-    ap.add_argument("--decisions", type=int, default=200)
+    ap.add_argument("--decisions", type=int, default=150)
     ap.add_argument("--alpha", type=float, default=0.05)
     ap.add_argument("--seed", type=int, default=14000)
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--out", type=Path, default=None, help="write every season's rows (JSON)")
     a = ap.parse_args()
-    tasks = [("planted", a.seed + k, a) for k in range(a.seasons)]
-    tasks += [("unbiased", a.seed + 500 + k, a) for k in range(a.unbiased)]
+    planted_tasks = [("planted", a.seed + k, a) for k in range(a.seasons)]
+    unbiased_tasks = [("unbiased", a.seed + 500 + k, a) for k in range(a.unbiased)]
+    tasks = []  # two planted, one unbiased, ...: a run stopped early still has both kinds
+    while planted_tasks or unbiased_tasks:
+        tasks += planted_tasks[:2] + unbiased_tasks[:1]
+        del planted_tasks[:2], unbiased_tasks[:1]
     t0 = time.perf_counter()
     with ProcessPoolExecutor(max_workers=a.jobs) as pool:
         results = []
         for r in pool.map(one, tasks):
             results.append(r)
+            if a.out:  # after every season: a run stopped early keeps what it measured
+                a.out.write_text(json.dumps(results, indent=1))
             bot = next((x for x in r["rows"] if x["player"] == "bot"), None)
             print(
                 f"{r['kind']:9s} seed {r['seed']}: bot {bot} {r['summary']} "
@@ -125,8 +131,6 @@ def main() -> None:
         f"{cpu / 60:.1f} CPU minutes in the workers (planted "
         f"{sum(r['cpu_s'] for r in planted) / 60:.1f})"
     )
-    if a.out:
-        a.out.write_text(json.dumps(results, indent=1))
 
 
 if __name__ == "__main__":

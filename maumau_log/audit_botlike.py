@@ -83,7 +83,7 @@ class BotLikeness:
         min_decisions: a player with fewer comparable valued departures is skipped.
     """
 
-    rollouts: int = 64
+    rollouts: int = 32
     decisions: int = 200
     seed: int = 0
     min_decisions: int = MIN_DECISIONS
