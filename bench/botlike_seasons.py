@@ -90,7 +90,11 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=14000)
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--out", type=Path, default=None, help="write every season's rows (JSON)")
+    ap.add_argument("--summarize", type=Path, default=None, help="only summarize a --out file")
     a = ap.parse_args()
+    if a.summarize:  # e.g. a run stopped early: its seasons so far
+        summarize(json.loads(a.summarize.read_text()), a.alpha, 0.0, a.jobs)
+        return
     planted_tasks = [("planted", a.seed + k, a) for k in range(a.seasons)]
     unbiased_tasks = [("unbiased", a.seed + 500 + k, a) for k in range(a.unbiased)]
     tasks = []  # two planted, one unbiased, ...: a run stopped early still has both kinds
@@ -111,6 +115,11 @@ def main() -> None:
                 f"{r['total_s']:.0f} s wall)",
                 flush=True,
             )
+    summarize(results, a.alpha, time.perf_counter() - t0, a.jobs)
+
+
+def summarize(results: list[dict[str, Any]], alpha: float, wall: float, jobs: int) -> None:
+    """Print the planted bot's flags, the false flags and the cost of ``results``."""
     planted = [r for r in results if r["kind"] == "planted"]
     flagged = sum(1 for r in planted for x in r["rows"] if x["player"] == "bot" and x["flagged"])
     fair_rows = [
@@ -118,16 +127,21 @@ def main() -> None:
         if x["p"] is not None and (r["kind"] == "unbiased" or x["player"] != "bot")
     ]  # fmt: skip
     false_flags = sum(1 for x in fair_rows if x["flagged"])
-    raw_low = sum(1 for x in fair_rows if x["p"] < a.alpha)
+    raw_low = sum(1 for x in fair_rows if x["p"] < alpha)
     print(f"planted bot flagged in {flagged} of {len(planted)} seasons")
     print(
         f"unbiased players (club players of every season, and 'bot' in unbiased ones): "
-        f"{false_flags} of {len(fair_rows)} flagged after Holm; {raw_low} raw p < {a.alpha} "
+        f"{false_flags} of {len(fair_rows)} flagged after Holm; {raw_low} raw p < {alpha} "
         f"({raw_low / max(1, len(fair_rows)):.3f})"
+    )
+    only = [x for r in results if r["kind"] == "unbiased" for x in r["rows"] if x["p"] is not None]
+    print(
+        f"of them in unbiased seasons: {sum(1 for x in only if x['flagged'])} of {len(only)} "
+        f"flagged; {sum(1 for x in only if x['p'] < alpha)} raw p < {alpha}"
     )
     cpu = sum(r["cpu_s"] for r in results)
     print(
-        f"{len(results)} seasons in {time.perf_counter() - t0:.0f} s wall (jobs {a.jobs}), "
+        f"{len(results)} seasons in {wall:.0f} s wall (jobs {jobs}), "
         f"{cpu / 60:.1f} CPU minutes in the workers (planted "
         f"{sum(r['cpu_s'] for r in planted) / 60:.1f})"
     )
