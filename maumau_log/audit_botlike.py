@@ -32,9 +32,10 @@ only an engine finds:
 
 What it finds (``bench/botlike_seasons.py``, README "Bot-likeness in the audit"): a Monte
 Carlo bot whose choices follow its values (64 rollouts per alternative) lands on the
-reference's choice about 0.3 standard deviations per valued departure more often than club
-players, so with Holm over an audit of about 60 tests it needs about 225 valued departures
-(some 120 rounds of its play) to be flagged 9 times in 10; a bot at 16 rollouts leaves the
+reference's choice more often than club players by about 0.24 standard deviations per
+square root of a valued departure, so with Holm over an audit of about 60 tests it needs
+about 340 valued departures (some 170 rounds of its play) to be flagged 9 times in 10 (at
+150 it was flagged in 1 of 4 seasons, raw p under 0.01 in all four); a bot at 16 rollouts leaves the
 obvious move mostly on noise, lands on the reference's choice no more often than a club
 player, and is not found (nor does it play better than the greedy heuristic: README
 ladder).

@@ -23,8 +23,8 @@ from maumau_log.audit_botlike import (
 )
 from maumau_log.bots.season import club_pool, season
 from maumau_log.cli import app
-from maumau_log.review import turn_alternatives
 from maumau_log.records import ingest
+from maumau_log.review import turn_alternatives
 from maumau_log.sim_bias import write_jsonl
 
 
@@ -84,9 +84,7 @@ def test_obvious_move_and_a_departure_to_the_best_of_the_rest(tmp_path: Path) ->
     rows, games, counts = sample_decisions(tmp_path / "ds", BotLikeness(rollouts=16, seed=1))
     assert games == {"a": 1, "b": 1}
     assert (counts["a"].decisions, counts["a"].departures, counts["a"].informative) == (2, 1, 1)
-    assert [(r.player, r.event_index, r.stratum, r.matched) for r in rows] == [
-        ("a", 2, "2", True)
-    ]
+    assert [(r.player, r.event_index, r.stratum, r.matched) for r in rows] == [("a", 2, "2", True)]
 
 
 @pytest.fixture(scope="module")
