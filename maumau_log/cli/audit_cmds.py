@@ -139,14 +139,16 @@ def audit_cmd(
         bool,
         typer.Option(
             "--bot-likeness",
-            help="Also test whether players decide like the Monte Carlo bot (costs rollouts).",
+            help="Also test whether players leave the obvious move for the Monte Carlo bot's "
+            "(costs rollouts).",
         ),
     ] = False,
     bot_rollouts: Annotated[
-        int, typer.Option("--bot-rollouts", help="The bot-likeness test's rollouts.")
+        int, typer.Option("--bot-rollouts", help="The bot-likeness reference's rollouts.")
     ] = 32,
     bot_decisions: Annotated[
-        int, typer.Option("--bot-decisions", help="Decisions sampled per player.")
+        int,
+        typer.Option("--bot-decisions", help="Departures from the obvious move valued per player."),
     ] = 200,
     bot_seed: Annotated[int, typer.Option("--bot-seed", help="The test's seed.")] = 0,
 ) -> None:
