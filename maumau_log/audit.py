@@ -76,6 +76,7 @@ from .audit_stats import (  # noqa: F401
     holm,
     wilson,
 )
+from .audit_tables import collect_from_tables
 from .audit_tests import (
     _abandon_tests,
     _catch_tests,
@@ -160,11 +161,16 @@ def audit(
         raise ValueError(f"alpha must be between 0 and 1, not {alpha}")
     if min_games < 1:
         raise ValueError(f"min_games must be at least 1, not {min_games}")
-    data = collect(dataset)
+    data = collect_from_tables(dataset)
+    facts_from = "ingest"
+    if data is None:  # written before the facts tables: replay the stored events
+        data = collect(dataset)
+        facts_from = "replay"
     report = AuditReport(dataset=str(dataset), alpha=alpha, min_games=min_games)
     report.games = data.games.height
     report.valid = int(data.games["valid"].sum()) if data.games.height else 0
     report.replayed = data.replayed
+    report.facts_from = facts_from
     given = AuditInput(data, dataset, min_games, report.tables)
     findings: list[Finding] = []
     for test in TESTS:

@@ -287,5 +287,3 @@ class _Buffers:
         ):
             out[name] = pa.Table.from_pydict(cols, schema=SCHEMAS[name])
         return out
-
-
