@@ -150,6 +150,14 @@ def audit_cmd(
         int, typer.Option("--bot-decisions", help="Decisions sampled per player.")
     ] = 200,
     bot_seed: Annotated[int, typer.Option("--bot-seed", help="The test's seed.")] = 0,
+    replay: Annotated[
+        bool,
+        typer.Option(
+            "--replay",
+            help="Replay the stored events instead of reading the facts the ingest recorded "
+            "(slow: a cross-check; datasets written before the facts tables always replay).",
+        ),
+    ] = False,
 ) -> None:
     """Audit a dataset: fairness of the deal, seat advantage, suspicious play, invalid games.
 
@@ -169,7 +177,9 @@ def audit_cmd(
         raise typer.BadParameter("must be at least 1", param_hint="--bot-rollouts/--bot-decisions")
     settings = BotLikeness(bot_rollouts, bot_decisions, bot_seed) if bot_likeness else None
     try:
-        report = audit(dataset, alpha=alpha, min_games=min_games, bot_likeness=settings)
+        report = audit(
+            dataset, alpha=alpha, min_games=min_games, bot_likeness=settings, replay=replay
+        )
     except DatasetError as exc:
         fail(str(exc))
     except (pl.exceptions.PolarsError, pa.ArrowException) as exc:
