@@ -198,6 +198,14 @@ class GameFactsRecorder:
         for p, _ in self.faults:
             nf[p] = nf.get(p, 0) + 1
         behind = dict(zip(self.keys, self.behind, strict=False))
+        drawn: dict[tuple[str, str], list[int]] = {}
+        for p, reason, ok, _ in self.draws:
+            c = drawn.setdefault((p, reason), [0, 0])
+            c[0] += 1
+            c[1] += ok
+        timed: dict[str, int] = {}
+        for p, _, _ in self.decisions:
+            timed[p] = timed.get(p, 0) + 1
         slots = card_power_slots(self.rules)
         n_powers = len(AUDIT_POWERS)
         for seat, p in enumerate(players):
@@ -215,6 +223,11 @@ class GameFactsRecorder:
                 seats[f"hand_{power}"].append(counts[i] if hand is not None else None)
             seats["faults"].append(nf.get(p, 0))
             seats["behind"].append(behind.get(p, 0))
+            for reason in DRAW_REASONS:
+                n, k = drawn.get((p, reason), (0, 0))
+                seats[f"drawn_{reason}"].append(n)
+                seats[f"playable_{reason}"].append(k)
+            seats["timed"].append(timed.get(p, 0))
         ev = events
         for p, i in self.faults:
             _fact(ev, gid, i, "fault", p, None, None, None, None)

@@ -38,8 +38,8 @@ from .audit_acc import (
     TimingCell,
     _Data,
 )
-from .audit_collect import read_games
-from .audit_findings import FAST_MS, MAX_EVIDENCE
+from .audit_collect import _GAME_COLUMNS
+from .audit_findings import DRAW_REASONS, FAST_MS, MAX_EVIDENCE
 from .rules import Ruleset, RulesetError, resolve
 from .store import AUDIT_POWERS, UNKNOWN, scan_all
 
@@ -57,34 +57,49 @@ def _ek() -> pl.Expr:
     return pl.col("at").cast(pl.UInt64) * _SHIFT + pl.col("event_index").cast(pl.UInt64)
 
 
-def _smallest_ids(col: str = "game_id") -> pl.Expr:
-    return pl.col(col).unique().sort().head(_K).alias("ids")
+def _smallest_ids() -> list[pl.Expr]:
+    """The smallest game ids of a group's rows (``ids``, with repeats) and its row count:
+    :func:`_distinct_ids` takes the distinct ones (a bounded top-k, no set of all ids)."""
+    return [pl.col("game_id").bottom_k(_K * 8).alias("ids"), pl.len().alias("rows")]
+
+
+def _distinct_ids(ids: list[str], rows: int, source: pl.LazyFrame, key: pl.Expr) -> list[str]:
+    """The :data:`MAX_EVIDENCE` smallest distinct ids of a group: from its smallest rows
+    when they hold that many distinct ids (or are all its rows), else exactly from
+    ``source`` filtered by ``key`` (a group whose games repeat many times)."""
+    distinct = sorted(set(ids))
+    if len(distinct) >= _K or rows <= len(ids):
+        return distinct[:_K]
+    exact = source.filter(key).select(pl.col("game_id").unique().sort().head(_K))
+    return exact.collect(engine="streaming")["game_id"].to_list()
 
 
 def _games_index(
-    games: pl.DataFrame, facts: pl.DataFrame
+    games: pl.DataFrame, options: pl.DataFrame, facts: pl.DataFrame
 ) -> tuple[pl.DataFrame, dict[str, Ruleset]]:
     """One row per replayed valid game: ``game_id``, ``at`` (its games row), ``label``,
-    ``size``, ``winner`` and its ``audit_games`` facts; and each label's ruleset."""
+    ``size``, ``winner`` and its ``audit_games`` facts; and each label's ruleset.
+    ``options``: the distinct (ruleset, options_hash, options) of the valid games."""
     variants = games.select("ruleset", "options_hash").unique().group_by("ruleset").len()
     many = set(variants.filter(pl.col("len") > 1)["ruleset"].to_list())
-    valid = games.with_row_index("at").filter(pl.col("valid")).drop("dealer")
-    keys = valid.select("ruleset", "options", "options_hash").unique()
     rules: dict[str, Ruleset] = {}
     labels = []
-    for rs, opts, oh in keys.iter_rows():
+    for rs, oh, opts in options.iter_rows():
         label = f"{rs}#{(oh or '')[:6]}" if rs in many else rs
         try:
             rules[label] = resolve(rs, None, json.loads(opts))
         except (RulesetError, ValueError, TypeError):
             continue  # the replay path skips such games too
-        labels.append((rs, opts, label))
+        labels.append((rs, oh, label))
     lab = pl.DataFrame(
-        labels, schema={"ruleset": pl.String, "options": pl.String, "label": pl.String},
+        labels, schema={"ruleset": pl.String, "options_hash": pl.String, "label": pl.String},
         orient="row",
     )  # fmt: skip
     gi = (
-        valid.join(lab, on=["ruleset", "options"], how="inner")
+        games.select("game_id", "valid", "ruleset", "options_hash", "players", "winner")
+        .with_row_index("at")
+        .filter(pl.col("valid"))
+        .join(lab, on=["ruleset", "options_hash"], how="inner", nulls_equal=True)
         .join(facts.filter(pl.col("dealer").is_not_null()), on="game_id", how="inner")
         .select(
             "game_id",
@@ -117,7 +132,16 @@ def collect_from_tables(dataset: str | os.PathLike[str]) -> _Data | None:
     """
     root = Path(dataset)
     tables = scan_all(root)
-    games = read_games(root)
+    # the games columns the tests use; ``options`` (long JSON text) once per variant
+    games = tables["games"].select([c for c in _GAME_COLUMNS if c != "options"]).collect()
+    options = (
+        tables["games"]
+        .filter(pl.col("valid"))
+        .select("ruleset", "options_hash", "options")
+        .unique()
+        .sort("ruleset", "options_hash", nulls_last=True)
+        .collect(engine="streaming")
+    )
     facts = (
         tables["audit_games"]
         .select("game_id", "client", "dealer", "starter", "hands_known", "moments")
@@ -129,7 +153,7 @@ def collect_from_tables(dataset: str | os.PathLike[str]) -> _Data | None:
     with_client = games.join(
         facts.select("game_id", "client"), on="game_id", how="left", maintain_order="left"
     ).with_columns(pl.col("client").fill_null(UNKNOWN))
-    gi, rules = _games_index(games, facts)
+    gi, rules = _games_index(games, options, facts)
     del facts
     acc = Accumulators()
     if gi.height:
@@ -150,6 +174,8 @@ def _fill(acc: Accumulators, tables: dict[str, pl.LazyFrame], gi: pl.DataFrame,
             *(f"hand_{p}" for p in AUDIT_POWERS),
             "faults",
             "behind",
+            *(f"{x}_{r}" for r in DRAW_REASONS for x in ("drawn", "playable")),
+            "timed",
         )
         .join(g, on="game_id", how="inner")
     )
@@ -203,39 +229,42 @@ def _deal(acc: DealAcc, gi: pl.DataFrame, seats: pl.LazyFrame, rules: dict[str, 
     sums = [pl.col(c).cast(pl.Int64).sum().alias(c) for c in [*power_cols, "hand_size"]]
     by_seat = base.group_by("label", "size", pl.col("seat").cast(pl.Int32).alias("slot")).agg(sums)
     by_pos = base.group_by("label", "size", pl.col("pos").alias("slot")).agg(sums)
-    kf = pl.DataFrame(kinds, schema={"label": pl.String, "power": pl.String, "k": pl.Int64,
-                                     "n": pl.Int64}, orient="row").lazy()  # fmt: skip
-    long = (
-        base.select("label", "size", "seat", "pos", "at", "hand_size", *power_cols)
-        .unpivot(
-            index=["label", "size", "seat", "pos", "at", "hand_size"],
-            on=power_cols,
-            variable_name="power",
-            value_name="count",
-        )
-        .with_columns(pl.col("power").str.strip_prefix("hand_"))
-        .join(kf, on=["label", "power"], how="inner")
+    # per label: n (pack size) and k_<power> (that power's cards; null: no cell)
+    wide: dict[str, dict[str, int | None]] = {}
+    for label, power, k, n in kinds:
+        row = wide.setdefault(label, {"n": n, **{f"k_{p}": None for p in AUDIT_POWERS}})
+        row[f"k_{power}"] = k
+    kf = pl.DataFrame(
+        [{"label": lb, **row} for lb, row in sorted(wide.items())],
+        schema={"label": pl.String, "n": pl.Int64, **{f"k_{p}": pl.Int64 for p in AUDIT_POWERS}},
+    ).lazy()
+    cand = base.join(kf, on="label", how="inner")
+    n, hand = pl.col("n"), pl.col("hand_size").cast(pl.Int64)
+
+    def firsts(p: str) -> pl.Expr:
         # count > hand * k / n + 1, exactly in integers
-        .filter(
-            pl.col("count").cast(pl.Int64) * pl.col("n")
-            > pl.col("hand_size").cast(pl.Int64) * pl.col("k") + pl.col("n")
-        )
+        over = pl.col(f"hand_{p}").cast(pl.Int64) * n > hand * pl.col(f"k_{p}") + n
+        return pl.col("at").filter(over).bottom_k(_K).alias(p)
+
+    present = sorted({power for _, power, _, _ in kinds})
+    ev_seat = cand.group_by("label", "size", pl.col("seat").cast(pl.Int32).alias("slot")).agg(
+        [firsts(p) for p in present]
     )
-    ev_seat = long.group_by(
-        "label", "size", "power", pl.col("seat").cast(pl.Int32).alias("slot")
-    ).agg(pl.col("at").bottom_k(_K))
-    ev_pos = long.group_by("label", "size", "power", pl.col("pos").alias("slot")).agg(
-        pl.col("at").bottom_k(_K)
+    ev_pos = cand.group_by("label", "size", pl.col("pos").alias("slot")).agg(
+        [firsts(p) for p in present]
     )
     s_seat, s_pos, e_seat, e_pos = _run(by_seat, by_pos, ev_seat, ev_pos)
     slot_sums = {
         "seat": {(r["label"], r["size"], r["slot"]): r for r in s_seat.to_dicts()},
         "dealer_position": {(r["label"], r["size"], r["slot"]): r for r in s_pos.to_dicts()},
     }
-    evid = {
-        "seat": {(r[0], r[1], r[2], r[3]): r[4] for r in e_seat.iter_rows()},
-        "dealer_position": {(r[0], r[1], r[2], r[3]): r[4] for r in e_pos.iter_rows()},
-    }
+    evid: dict[str, dict[tuple[str, int, str, int], list[int]]] = {}
+    for keyname, frame in (("seat", e_seat), ("dealer_position", e_pos)):
+        evid[keyname] = {
+            (r["label"], r["size"], p, r["slot"]): r[p] or []
+            for r in frame.iter_rows(named=True)
+            for p in present
+        }
     for label, grp in acc.groups.items():
         n_pack = len(grp.rules.pack)
         for size, ds in grp.sizes.items():
@@ -328,7 +357,7 @@ def _play(acc: Accumulators, seats: pl.LazyFrame, facts: pl.LazyFrame, want: set
         faults.join(b, on="game_id", how="inner")
         .filter(pl.col("a") != pl.col("b"))
         .group_by("a", "b")
-        .agg(_ek().bottom_k(_K).alias("keys"), _smallest_ids())
+        .agg(_ek().bottom_k(_K).alias("keys"), *_smallest_ids())
     )
     (r_pair, r_dec, r_pp, r_wins, r_cf, r_cat, r_pc, r_fev) = _run(
         by_pair, decided, per_player, wins, cell_faults, caught_at_table, pair_caught, fault_ev
@@ -359,8 +388,11 @@ def _play(acc: Accumulators, seats: pl.LazyFrame, facts: pl.LazyFrame, want: set
         for at in sorted(ats):
             first.items.append((at, at))
             want.add(at)
-    for ra, rb, keys, ids in r_fev.iter_rows():
-        _event_evidence(play.pair_events[(ra, rb)], keys, ids, want)
+    fault_src = faults.join(b, on="game_id", how="inner").filter(pl.col("a") != pl.col("b"))
+    for ra, rb, keys, ids, rows in r_fev.iter_rows():
+        key = (pl.col("a") == ra) & (pl.col("b") == rb)
+        _event_evidence(play.pair_events[(ra, rb)], keys,
+                        _distinct_ids(ids, rows, fault_src, key), want)  # fmt: skip
 
 
 def _event_evidence(ev: EventEvidence, keys: list[int], ids: list[str], want: set[int]) -> None:
@@ -379,29 +411,28 @@ def _event_evidence(ev: EventEvidence, keys: list[int], ids: list[str], want: se
 def _draws_timing_abandons(acc: Accumulators, seats: pl.LazyFrame, facts: pl.LazyFrame,
                            want: set[int]) -> None:  # fmt: skip
     draws = facts.filter(pl.col("kind") == "draw")
-    per_game = draws.group_by("game_id", "player", "reason").agg(
-        pl.len().cast(pl.Int64).alias("n"), pl.col("flag").cast(pl.Int64).sum().alias("k")
-    )
-    k, n = pl.col("k"), pl.col("n")
-    draw_cells = per_game.group_by("player", "reason").agg(
-        n.sum(), k.sum(), (k * k).sum().alias("kk"), (k * n).sum().alias("kn"),
-        (n * n).sum().alias("nn"),
-    )  # fmt: skip
+    cell_aggs = []
+    for r in DRAW_REASONS:
+        n, k = pl.col(f"drawn_{r}").cast(pl.Int64), pl.col(f"playable_{r}").cast(pl.Int64)
+        cell_aggs += [n.sum().alias(f"n_{r}"), k.sum().alias(f"k_{r}"),
+                      (k * k).sum().alias(f"kk_{r}"), (k * n).sum().alias(f"kn_{r}"),
+                      (n * n).sum().alias(f"nn_{r}")]  # fmt: skip
+    draw_cells = seats.group_by("player").agg(cell_aggs)
     draw_ev = (
         draws.filter(pl.col("flag"))
         .group_by("player")
-        .agg(_ek().bottom_k(_K).alias("keys"), _smallest_ids())
+        .agg(_ek().bottom_k(_K).alias("keys"), *_smallest_ids())
     )
     dec = facts.filter(pl.col("kind") == "decision")
     times = dec.group_by("player", "ms").len()
     timing = dec.group_by("player").agg(
-        pl.len().alias("n"), (pl.col("ms") < FAST_MS).sum().alias("fast"),
-        pl.col("game_id").n_unique().alias("games"),
-    )  # fmt: skip
+        pl.len().alias("n"), (pl.col("ms") < FAST_MS).sum().alias("fast")
+    )
+    timed_games = seats.filter(pl.col("timed") > 0).group_by("player").len()
     fast_ev = (
         dec.filter(pl.col("ms") < FAST_MS)
         .group_by("player")
-        .agg(_ek().bottom_k(_K).alias("keys"), _smallest_ids())
+        .agg(_ek().bottom_k(_K).alias("keys"), *_smallest_ids())
     )
     quits = facts.filter(pl.col("kind") == "abandon")
     quit_n = quits.group_by("player").agg(
@@ -410,30 +441,38 @@ def _draws_timing_abandons(acc: Accumulators, seats: pl.LazyFrame, facts: pl.Laz
     quit_ev = (
         quits.filter(pl.col("flag"))
         .group_by("player")
-        .agg(_ek().bottom_k(_K).alias("keys"), _smallest_ids())
+        .agg(_ek().bottom_k(_K).alias("keys"), *_smallest_ids())
     )
     behind = seats.group_by("player").agg(
         pl.col("behind").cast(pl.Int64).sum(), pl.col("moments").cast(pl.Int64).sum()
     )
-    (r_dc, r_dev, r_times, r_tim, r_fev, r_qn, r_qev, r_beh) = _run(
-        draw_cells, draw_ev, times, timing, fast_ev, quit_n, quit_ev, behind
+    (r_dc, r_dev, r_times, r_tim, r_tg, r_fev, r_qn, r_qev, r_beh) = _run(
+        draw_cells, draw_ev, times, timing, timed_games, fast_ev, quit_n, quit_ev, behind
     )
-    for p, reason, n, k, kk, kn, nn in r_dc.sort("player", "reason").iter_rows():
-        acc.draws.cells[(p, reason)] = DrawCell(n, k, kk, kn, nn)
-    for p, keys, ids in r_dev.sort("player").iter_rows():
+    for row in r_dc.sort("player").iter_rows(named=True):
+        for r in DRAW_REASONS:
+            if row[f"n_{r}"]:
+                acc.draws.cells[(row["player"], r)] = DrawCell(
+                    *(row[f"{x}_{r}"] for x in ("n", "k", "kk", "kn", "nn"))
+                )
+    for p, keys, ids, rows in r_dev.sort("player").iter_rows():
+        ids = _distinct_ids(ids, rows, draws.filter(pl.col("flag")), pl.col("player") == p)
         _event_evidence(acc.draws.evidence[p], keys, ids, want)
     tcells: dict[str, TimingCell] = {}
-    for p, n, fast, games in r_tim.sort("player").iter_rows():
-        tcells[p] = TimingCell(Counter(), n, fast, games)
+    timed = dict(r_tg.iter_rows())
+    for p, n, fast in r_tim.sort("player").iter_rows():
+        tcells[p] = TimingCell(Counter(), n, fast, timed.get(p, 0))
     for p, ms, n in r_times.sort("player", "ms").iter_rows():
         tcells[p].times[ms] = n
-    for p, keys, ids in r_fev.iter_rows():
+    for p, keys, ids, rows in r_fev.iter_rows():
+        ids = _distinct_ids(ids, rows, dec.filter(pl.col("ms") < FAST_MS), pl.col("player") == p)
         _event_evidence(tcells[p].evidence, keys, ids, want)
     acc.timing.cells.update(tcells)
     for p, n, k in r_qn.sort("player").iter_rows():
         cell = acc.abandon.quits[p]
         cell.n, cell.behind = n, k
-    for p, keys, ids in r_qev.iter_rows():
+    for p, keys, ids, rows in r_qev.iter_rows():
+        ids = _distinct_ids(ids, rows, quits.filter(pl.col("flag")), pl.col("player") == p)
         _event_evidence(acc.abandon.quits[p].evidence, keys, ids, want)
     for p, b, m in r_beh.sort("player").iter_rows():
         acc.abandon.behind[p] = b

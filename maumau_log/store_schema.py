@@ -212,12 +212,19 @@ AUDIT_SEATS_SCHEMA = pa.schema(
         *((f"hand_{power}", pa.int8()) for power in AUDIT_POWERS),
         ("faults", pa.int16()),
         ("behind", pa.int32()),
+        ("drawn_no_play", pa.int16()),
+        ("playable_no_play", pa.int16()),
+        ("drawn_voluntary", pa.int16()),
+        ("playable_voluntary", pa.int16()),
+        ("timed", pa.int16()),
     ]
 )
 """One row per seat of a valid game: the first hand's size (null when the deal hid it) and
 its cards of each power (``hand_wild`` ...), the player's call faults (missed or wrong
 calls, caught or not), and the events after which that player held more cards than the
-best-placed other player (``behind``; of the game's ``moments``)."""
+best-placed other player (``behind``; of the game's ``moments``); the player's
+``audit_events`` per game: cards drawn (reasons ``no_play``, ``voluntary``) and the playable
+ones among them, and timed decisions (``timed``)."""
 
 AUDIT_EVENTS_SCHEMA = pa.schema(
     [

@@ -202,7 +202,9 @@ def test_mixed_dataset_falls_back(dataset: Path, logs: list[Path], tmp_path: Pat
     assert report.replayed == scan_all(old)["games"].filter(pl.col("valid")).collect().height
 
 
-def test_reingest_and_compact_keep_the_facts(dataset: Path, logs: list[Path], tmp_path: Path) -> None:
+def test_reingest_and_compact_keep_the_facts(
+    dataset: Path, logs: list[Path], tmp_path: Path
+) -> None:
     """Re-ingesting the same logs adds no facts rows (game_id + content hash); compact
     rewrites the facts tables with the same rows."""
     ds = tmp_path / "re"
@@ -221,3 +223,19 @@ def test_reingest_and_compact_keep_the_facts(dataset: Path, logs: list[Path], tm
     for n in AUDIT_TABLES:
         assert before[n].height > 0
         assert before[n].equals(again[n]) and before[n].equals(after[n]), n
+
+
+def test_distinct_ids_from_a_bounded_top_k() -> None:
+    """The smallest distinct game ids of a group: from its smallest rows when they hold
+    enough distinct ids, else exactly from the source (a game repeated 200 times)."""
+    from maumau_log.audit_tables import _distinct_ids
+
+    ids = ["g05", "g01", "g01", "g03"]
+    src = pl.LazyFrame({"game_id": ids, "p": ["a"] * 4})
+    assert _distinct_ids(sorted(ids), 4, src, pl.col("p") == "a") == ["g01", "g03", "g05"]
+    many = ["g00"] * 200 + [f"g{i:02d}" for i in range(1, 40)]
+    src = pl.LazyFrame({"game_id": many, "p": ["a"] * len(many)})
+    top = sorted(many)[:160]  # what bottom_k(20 * 8) keeps: g00 only
+    assert _distinct_ids(top, len(many), src, pl.col("p") == "a") == [
+        f"g{i:02d}" for i in range(20)
+    ]
