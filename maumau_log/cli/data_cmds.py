@@ -13,7 +13,7 @@ import contextlib
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import polars as pl
 import typer
@@ -22,10 +22,8 @@ from rich.table import Table
 from rich.text import Text
 
 from ..logfile import LogReadError
-from ..records import IngestSummary, StoredGame, ingest, load_game
 from ..rules import RulesetError, find_preset
 from ..runners import Runner
-from ..sqlguard import BadQuery, QueryRefused, check_query
 from ..stats import STATS_BY, filter_matches, filter_results, match_stats, player_stats
 from ..store import DatasetError, scan, scan_all
 from . import (
@@ -51,6 +49,25 @@ from .frames import (
 from .replay_cmds import RulesOpt, ValidationRun, load_rules_file, resolve_inputs
 from .run_opts import AddressOpt, EngineOpt, JobsOpt, make_runner, shard_progress
 from .tables import MATCH_BOARD_COLUMNS
+
+if TYPE_CHECKING:
+    from ..records import IngestSummary, StoredGame
+
+
+def ingest(*args: Any, **kwargs: Any) -> IngestSummary:
+    """:func:`maumau_log.records.ingest`, imported when called (``stats`` and ``query``
+    start faster without the collector and Arrow compute)."""
+    from ..records import ingest as run
+
+    return run(*args, **kwargs)
+
+
+def load_game(*args: Any, **kwargs: Any) -> StoredGame:
+    """:func:`maumau_log.records.load_game`, imported when called."""
+    from ..records import load_game as run
+
+    return run(*args, **kwargs)
+
 
 DEFAULT_DATASET = Path("maumau-data")
 """Where ``analyze`` keeps its dataset when ``--out`` is not given."""
@@ -447,6 +464,8 @@ def query_cmd(
     matches."""
     if fmt not in ("table", "csv", "json"):
         raise typer.BadParameter("must be table, csv or json", param_hint="--format")
+    from ..sqlguard import BadQuery, QueryRefused, check_query  # sqlglot: only for query
+
     try:
         frames = scan_all(dataset)
         check_query(sql, frames)

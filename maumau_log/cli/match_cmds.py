@@ -7,7 +7,7 @@ import io
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import polars as pl
 import typer
@@ -16,7 +16,6 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from ..records import StoredMatch, load_match
 from ..store import DatasetError
 from . import (
     app,
@@ -31,6 +30,17 @@ from .frames import (
     _panel,
     _print_table,
 )
+
+if TYPE_CHECKING:
+    from ..records import StoredMatch
+
+
+def load_match(*args: Any, **kwargs: Any) -> StoredMatch:
+    """:func:`maumau_log.records.load_match`, imported when called."""
+    from ..records import load_match as run
+
+    return run(*args, **kwargs)
+
 
 # ---------------------------------------------------------------------------------------
 # Matches: the score sheet and the chart of running totals
