@@ -8,7 +8,12 @@ the workers it waited for), then the dataset's bytes per game.
     python bench/bench_scale.py                 # 10^5 games
     python bench/bench_scale.py --games 1000000 # 10^6 games
     python bench/bench_scale.py --games 5000 --no-ray   # a quick check
-    python bench/bench_scale.py --audit-sizes 10000,100000  # audit peak RSS per size
+    python bench/bench_scale.py --audit-sizes 10000,100000  # audit (facts, replay) per size
+    # 10^6 in about 20-25 minutes of a quiet 2-core machine: simulate on 2 workers, ingest
+    # --jobs 2, stats, audit from the facts tables; logs and dataset kept for the next run
+    python bench/bench_scale.py --games 1000000 --keep /work/bench1m \
+        --skip validate1,ingest1,ray,replay
+    python bench/bench_scale.py --games 1000000 --reuse /work/bench1m --skip validate1,ingest1,ray
 
 Targets (issue 11): validate and ingest --jobs 2 at least 1.8x the events/s of --jobs 1 on a
 2-core machine; --engine ray local within 1.3x the time of --jobs 2 at 10^5 games; audit and

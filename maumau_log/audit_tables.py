@@ -48,8 +48,9 @@ _SHIFT = 1 << 32
 
 
 def _run(*queries: pl.LazyFrame) -> list[pl.DataFrame]:
-    """Collect lazy queries together (shared scans), on the streaming engine."""
-    return pl.collect_all(list(queries), engine="streaming")
+    """Collect lazy queries one by one on the streaming engine (together, Polars would
+    cache their shared sub-plans in memory: the seats joined with every game)."""
+    return [q.collect(engine="streaming") for q in queries]
 
 
 def _ek() -> pl.Expr:
