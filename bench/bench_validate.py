@@ -14,8 +14,12 @@ included, as a user runs ``validate``):
 2. ``Replayer().replay_file`` with the engine in pure Python (``MAUMAU_LOG_PURE_PYTHON=1``);
 3. the same with the compiled engine (when ``maumau_log.engine.COMPILED``);
 4. the replay driver alone (reading, decoding, per-game bookkeeping; ``Engine.apply`` a
-   no-op), the floor any engine speed-up meets;
-5. optionally a baseline source tree (``--baseline DIR``, e.g. the commit before issue 12
+   no-op), the floor any engine speed-up meets (and the baseline's driver with
+   ``--baseline``);
+5. the command a user runs, ``maumau-log validate --jobs 1 FILE`` (one core; the
+   build there is: compiled when present), as a whole process: start-up (typer, rich),
+   the shard plan, ``run_shard`` with its per-line content digest, and the summary;
+6. optionally a baseline source tree (``--baseline DIR``, e.g. the commit before issue 12
    unpacked with ``git archive``), for a before/after in the same run.
 
 Per core means CPU time (user + system of the child process): on a shared machine the wall
@@ -31,6 +35,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -111,7 +116,30 @@ def run(code: str, path: Path, env: dict[str, str]) -> dict[str, float]:
     return doc
 
 
+def run_cli(path: Path, env: dict[str, str]) -> dict[str, float]:
+    """``maumau-log validate FILE`` as a whole process: its CPU seconds (from the children's
+    rusage), wall seconds and peak RSS; exit 0 or 1 (violations) are both a finished run."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    res = subprocess.run(
+        [sys.executable, "-m", "maumau_log", "validate", "--jobs", "1", str(path)],
+        capture_output=True, text=True, env=env, cwd=OUT,
+    )  # fmt: skip
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if res.returncode not in (0, 1):
+        sys.exit(f"validate failed ({res.returncode}): {res.stderr[-800:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    # ru_maxrss of the children is the largest child so far: an upper bound for this one
+    return {"cpu": cpu, "wall": wall, "rss_mib": after.ru_maxrss / 1024}
+
+
 def best(code: str, path: Path, env: dict[str, str], repeat: int) -> dict[str, float]:
+    if code == "CLI":
+        runs = [run_cli(path, env) for _ in range(repeat)]
+        out = min(runs, key=lambda r: r["cpu"])
+        out["wall"] = min(r["wall"] for r in runs)
+        return out
     runs = [run(code, path, env) for _ in range(repeat)]
     out = min(runs, key=lambda r: r["cpu"])
     out["wall"] = min(r["wall"] for r in runs)
@@ -147,6 +175,9 @@ def main() -> None:
         rows.append(("validate, before", best(VALIDATE, path, env, args.repeat), None))
     pure_env = env_for(ROOT, True)
     driver = best(DRIVER, path, pure_env, args.repeat)
+    driver_before = None
+    if args.baseline is not None:
+        driver_before = best(DRIVER, path, env_for(args.baseline.resolve(), True), args.repeat)
     rows.append(("validate, pure Python", best(VALIDATE, path, pure_env, args.repeat), None))
     compiled_env = env_for(ROOT, False)
     compiled = best(VALIDATE, path, compiled_env, args.repeat)
@@ -164,6 +195,13 @@ def main() -> None:
     rows = rows[:1] + with_small
 
     rows.insert(1, ("replay driver, engine a no-op", driver, None))
+    if driver_before is not None:
+        rows.insert(1, ("replay driver, engine a no-op, before", driver_before, None))
+    if args.baseline is not None:
+        base_cli = best("CLI", path, env_for(args.baseline.resolve(), False), args.repeat)
+        rows.append(("maumau-log validate --jobs 1, before", base_cli, None))
+    cli = best("CLI", path, compiled_env, args.repeat)
+    rows.append(("maumau-log validate --jobs 1", cli, None))
     n = int(floor["events"])
     print(f"file: {path.name}: {n:,} events, {size_mb:.1f} MiB; best of {args.repeat}")
     print(

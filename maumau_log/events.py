@@ -168,6 +168,9 @@ EVENT_TYPES: dict[str, type[_Event]] = {str(cls.__struct_config__.tag): cls for 
 """The ``type`` value of each event to its struct."""
 
 _decoder: msgspec.json.Decoder[Event] = msgspec.json.Decoder(Event)
+EVENT_DECODER = _decoder
+"""The decoder :func:`decode_event` uses; the replay calls its ``decode`` directly (one
+Python call less per line, issue 12)."""
 _encoder = msgspec.json.Encoder()
 
 

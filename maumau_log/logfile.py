@@ -10,32 +10,45 @@ file, a binary file, a truncated or corrupt compressed stream. Lines read before
 spot are still delivered, and an overlong line is reported in place (:data:`OVERLONG`) without
 being held in memory.
 
-Compression is picked by magic bytes, not by the name. Both decoders are written here on top
-of :mod:`zlib` and ``zstandard``'s ``decompressobj`` so that a cut-off stream is an error:
-``zstandard``'s ``stream_reader`` ends silently at a truncated frame, and the buffered layers
-of :mod:`gzip` drop the data decoded just before a failure.
+Compression is picked by magic bytes, not by the name: :mod:`maumau_log.logopen` opens the
+files and decodes them (its names are re-exported here); this module finds the files and
+cuts the bytes into lines (:func:`iter_lines`, and :func:`iter_line_runs` with
+:func:`numbered` for the replay's fast path, issue 12).
 """
 
 from __future__ import annotations
 
 import io
+import itertools
 import os
-import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
 
-import zstandard
-
-if TYPE_CHECKING:
-    from _typeshed import WriteableBuffer
+from .logopen import (
+    _DAMAGE,
+    _DAMAGE_OR_OS,
+    BUFFER_SIZE,
+    GZIP_MAGIC,
+    ZSTD_MAGIC,
+    LogReadError,
+    _open,
+    _open_range,
+    _os_reason,
+    _wrap,
+    open_log,
+)
 
 __all__ = [
+    "BUFFER_SIZE",
+    "GZIP_MAGIC",
     "LOG_SUFFIXES",
     "OVERLONG",
+    "ZSTD_MAGIC",
     "LogReadError",
     "expand_paths",
+    "iter_line_runs",
     "iter_lines",
+    "numbered",
     "open_log",
 ]
 
@@ -61,62 +74,12 @@ OVERLONG: bytes = b"\x00overlong"
 Compare with ``is``: a real line could in principle hold the same bytes.
 """
 
-GZIP_MAGIC = b"\x1f\x8b"
-ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
-ZSTD_SKIPPABLE_MAGIC_HIGH = b"\x2a\x4d\x18"  # bytes 1-3 of 0x184D2A50..5F, little-endian
 UTF8_BOM = b"\xef\xbb\xbf"
 
-BUFFER_SIZE = 1024 * 1024
-"""Size of the file buffers."""
 READ_CHUNK = BUFFER_SIZE
 """Most bytes :func:`iter_lines` reads at a time before cutting them into lines."""
 SNIFF_BYTES = 8 * 1024
 """A NUL byte within this many leading (decompressed) bytes marks a binary file."""
-
-_COMPRESSED_IN = 64 * 1024  # compressed bytes read from the file at a time
-_GZIP_OUT = 256 * 1024  # most bytes one zlib call may produce
-_ZSTD_PIECE = 4 * 1024  # compressed bytes fed to zstd per call (bounds a call's output)
-
-# What a decoder raises for a damaged stream. OSError from the file itself is told apart.
-_DAMAGE: tuple[type[Exception], ...] = (EOFError, zlib.error, zstandard.ZstdError)
-_DAMAGE_OR_OS: tuple[type[Exception], ...] = (*_DAMAGE, OSError)
-
-
-class LogReadError(Exception):
-    """A log file could not be read (or not all of it), located as ``path:line``.
-
-    Attributes:
-        path: the file, as given or as found in a walked directory.
-        line: the 1-based line number the problem is at, or ``None`` when it concerns the
-            whole file (missing, unreadable).
-        message: what went wrong, in words meant for the user.
-    """
-
-    def __init__(self, path: str | os.PathLike[str], line: int | None, message: str) -> None:
-        """Build the error.
-
-        Args:
-            path: the file concerned.
-            line: 1-based line number, or ``None``.
-            message: the explanation shown to the user.
-        """
-        super().__init__(os.fspath(path), line, message)
-        self.path: str = os.fspath(path)
-        self.line: int | None = line
-        self.message: str = message
-
-    def __str__(self) -> str:
-        """Return ``"path:line: message"``, or ``"path: message"`` without a line."""
-        if self.line is None:
-            return f"{self.path}: {self.message}"
-        return f"{self.path}:{self.line}: {self.message}"
-
-
-def _os_reason(exc: OSError) -> str:
-    """The OS's own words for an error ("Permission denied"), lower-cased at the start."""
-    reason = exc.strerror or str(exc) or type(exc).__name__
-    return reason[:1].lower() + reason[1:]
-
 
 # ---------------------------------------------------------------------------------------
 # Finding the files
@@ -184,257 +147,6 @@ def expand_paths(paths: Sequence[str | os.PathLike[str]]) -> list[Path]:
         for candidate in sorted(found):
             add(candidate)
     return result
-
-
-# ---------------------------------------------------------------------------------------
-# Opening: decompression by magic bytes
-
-
-class _Decoder(io.RawIOBase):
-    """Raw stream of decompressed bytes that hands out good data before reporting damage.
-
-    ``readinto`` fills the caller's buffer as far as it can. When decoding fails, the bytes
-    decoded before the failure are returned first; the error is raised by the next call (and
-    by every call after it). One ``read1`` of a :class:`io.BufferedReader` on top therefore
-    never loses data decoded before the damage.
-    """
-
-    def __init__(self, source: io.BufferedReader) -> None:
-        super().__init__()
-        self._source = source
-        self._out: memoryview = memoryview(b"")
-        self._error: Exception | None = None
-        self._at_eof = False
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: WriteableBuffer) -> int:
-        view = memoryview(buffer).cast("B")
-        wanted = len(view)
-        got = 0
-        while got < wanted:
-            if self._out:
-                n = min(wanted - got, len(self._out))
-                view[got : got + n] = self._out[:n]
-                self._out = self._out[n:]
-                got += n
-                continue
-            if self._error is not None:
-                if got:
-                    break
-                raise self._error
-            if self._at_eof:
-                break
-            try:
-                self._out = memoryview(self._decode_more())
-            except _DAMAGE as exc:
-                self._error = exc
-            except OSError as exc:  # from the file underneath
-                self._error = exc
-        return got
-
-    def _decode_more(self) -> bytes:
-        """Return the next decoded bytes; ``b""`` only at the clean end (set ``_at_eof``)."""
-        raise NotImplementedError
-
-    def _read_source(self) -> bytes:
-        return self._source.read(_COMPRESSED_IN)
-
-    def close(self) -> None:
-        try:
-            self._source.close()
-        finally:
-            super().close()
-
-
-class _GzipDecoder(_Decoder):
-    """gzip (RFC 1952), including multi-member files and zero padding between members."""
-
-    def __init__(self, source: io.BufferedReader) -> None:
-        super().__init__(source)
-        self._input = b""
-        self._member: zlib._Decompress | None = None
-        self._salvaged_error: zlib.error | None = None
-
-    def _decode_more(self) -> bytes:
-        while True:
-            if self._salvaged_error is not None:
-                raise self._salvaged_error
-            if not self._input:
-                self._input = self._read_source()
-                if not self._input:
-                    if self._member is not None:
-                        raise EOFError("the data ends in the middle of the stream (cut off)")
-                    self._at_eof = True
-                    return b""
-            if self._member is None:
-                data = self._input.lstrip(b"\x00")  # padding after a member, as gzip allows
-                self._input = data
-                if not data:
-                    continue
-                self._member = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
-            member = self._member
-            backup = member.copy()
-            try:
-                out = member.decompress(self._input, _GZIP_OUT)
-            except zlib.error as exc:
-                out = self._salvage(backup, self._input)
-                self._input = b""
-                if not out:
-                    raise
-                self._salvaged_error = exc
-                return out
-            if member.eof:
-                self._input = member.unused_data
-                self._member = None
-            else:
-                self._input = member.unconsumed_tail
-            if out:
-                return out
-
-    @staticmethod
-    def _salvage(member: zlib._Decompress, data: bytes) -> bytes:
-        """Decode ``data`` again byte by byte, keeping whatever decodes before the error.
-
-        Only run after an error; ``data`` is at most one read of compressed input.
-        """
-        saved: list[bytes] = []
-        for start in range(len(data)):
-            try:
-                saved.append(member.decompress(data[start : start + 1]))
-            except zlib.error:
-                break
-            if member.eof:
-                break
-        return b"".join(saved)
-
-
-class _ZstdDecoder(_Decoder):
-    """zstd (RFC 8878): any number of frames, skippable frames included."""
-
-    def __init__(self, source: io.BufferedReader) -> None:
-        super().__init__(source)
-        self._dctx = zstandard.ZstdDecompressor()
-        self._input = b""
-        self._pos = 0
-        self._frame: zstandard.ZstdDecompressionObj | None = None
-
-    def _decode_more(self) -> bytes:
-        while True:
-            if self._pos >= len(self._input):
-                self._input = self._read_source()
-                self._pos = 0
-                if not self._input:
-                    if self._frame is not None:
-                        raise EOFError("the data ends in the middle of a frame (cut off)")
-                    self._at_eof = True
-                    return b""
-            if self._frame is None:
-                self._frame = self._dctx.decompressobj()
-            frame = self._frame
-            end = self._pos + _ZSTD_PIECE
-            out = frame.decompress(memoryview(self._input)[self._pos : end])
-            self._pos = end
-            if frame.eof:
-                rest = frame.unused_data
-                self._input = rest + self._input[self._pos :]
-                self._pos = 0
-                self._frame = None
-            if out:
-                return out
-
-
-def open_log(path: str | os.PathLike[str]) -> BinaryIO:
-    """Open a log file for reading its decompressed bytes.
-
-    The compression is picked by the first bytes, not by the name: gzip (``1f 8b``), zstd
-    (``28 b5 2f fd``, or a skippable frame), anything else is read as it is. A damaged
-    compressed stream surfaces while reading: :class:`EOFError` when it is cut off,
-    :class:`zlib.error` or :class:`zstandard.ZstdError` when it is corrupt, after every byte
-    decoded before the damage has been returned (read with ``read1`` to get them all).
-
-    Args:
-        path: the file.
-
-    Returns:
-        A binary :class:`io.BufferedReader` with a large buffer; the caller closes it.
-
-    Raises:
-        LogReadError: the file cannot be opened or read (missing, a directory, permission
-            denied...), with the OS's reason and no line number.
-    """
-    return _open(path)
-
-
-def _open(path: str | os.PathLike[str]) -> io.BufferedReader:
-    """:func:`open_log`, typed as the concrete class (``read1``, ``peek``)."""
-    try:
-        fh: io.BufferedReader = io.BufferedReader(io.FileIO(path, "rb"), buffer_size=BUFFER_SIZE)
-    except OSError as exc:
-        raise LogReadError(path, None, f"cannot open: {_os_reason(exc)}") from exc
-    try:
-        fh.peek(4)
-    except OSError as exc:
-        fh.close()
-        raise LogReadError(path, None, f"cannot read: {_os_reason(exc)}") from exc
-    return _wrap(fh)
-
-
-def _wrap(fh: io.BufferedReader) -> io.BufferedReader:
-    """``fh`` itself for plain content, else a decompressing reader over it (magic bytes)."""
-    magic = fh.peek(4)[:4]
-    decoder: _Decoder
-    if magic.startswith(GZIP_MAGIC):
-        decoder = _GzipDecoder(fh)
-    elif magic == ZSTD_MAGIC or (
-        len(magic) == 4 and magic[0] & 0xF0 == 0x50 and magic[1:] == ZSTD_SKIPPABLE_MAGIC_HIGH
-    ):
-        decoder = _ZstdDecoder(fh)
-    else:
-        return fh
-    return io.BufferedReader(decoder, buffer_size=BUFFER_SIZE)
-
-
-# ---------------------------------------------------------------------------------------
-# Cutting into lines
-
-
-class _Range(io.RawIOBase):
-    """Bytes ``start`` to ``end`` of a file (a shard of a large plain log)."""
-
-    def __init__(self, raw: io.FileIO, start: int, end: int | None) -> None:
-        super().__init__()
-        self._raw = raw
-        raw.seek(start)
-        self._left = None if end is None else max(0, end - start)
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: WriteableBuffer) -> int:
-        view = memoryview(buffer).cast("B")
-        if self._left is not None:
-            view = view[: self._left]
-        n = self._raw.readinto(view) or 0
-        if self._left is not None:
-            self._left -= n
-        return n
-
-    def close(self) -> None:
-        try:
-            self._raw.close()
-        finally:
-            super().close()
-
-
-def _open_range(path: str | os.PathLike[str], start: int, end: int | None) -> io.BufferedReader:
-    """Bytes ``start`` to ``end`` of a plain file, buffered (see :func:`iter_lines`)."""
-    try:
-        raw = io.FileIO(path, "rb")
-    except OSError as exc:
-        raise LogReadError(path, None, f"cannot open: {_os_reason(exc)}") from exc
-    return io.BufferedReader(_Range(raw, start, end), buffer_size=BUFFER_SIZE)
 
 
 def _plain_chunks(fh: io.BufferedReader) -> Iterator[bytes]:
@@ -530,6 +242,31 @@ def iter_lines(
             line before the damage has been yielded, at the line after the last one read).
         ValueError: ``max_line_bytes`` is less than 1.
     """
+    for first, run in iter_line_runs(
+        path, max_line_bytes, start=start, end=end, first_line=first_line, data=data
+    ):
+        yield from zip(itertools.count(first), run)
+
+
+def iter_line_runs(
+    path: str | os.PathLike[str],
+    max_line_bytes: int = 64 * 1024 * 1024,
+    *,
+    start: int = 0,
+    end: int | None = None,
+    first_line: int = 1,
+    data: bytes | None = None,
+) -> Iterator[tuple[int, list[bytes]]]:
+    """:func:`iter_lines` in runs: ``(first_line_number, lines)``, where ``lines`` are
+    consecutive lines numbered from ``first_line_number`` (a blank line ends a run).
+
+    The replay's fast path (issue 12): ``zip(itertools.count(first), lines)`` gives
+    :func:`iter_lines`'s items, and :func:`numbered` chains them, with no Python frame and
+    no new tuple per line. A run holds complete lines of one read (up to
+    :data:`READ_CHUNK` bytes). The arguments, the lines, the order of lines and errors,
+    and the laziness are :func:`iter_lines`'s: a damaged stream raises after the run of
+    every line before the damage.
+    """
     if max_line_bytes < 1:
         raise ValueError(f"max_line_bytes must be at least 1, not {max_line_bytes}")
     name = os.fspath(path)
@@ -550,6 +287,12 @@ def iter_lines(
                 parts = chunk.split(b"\n")
                 tail = parts.pop()
                 if parts:
+                    # the common case: no "\r" anywhere, no line that can be too long
+                    plain = (
+                        b"\r" not in chunk
+                        and pend_len + len(chunk) <= limit
+                        and not (pend and not skipping and pend[-1].endswith(b"\r"))
+                    )
                     if skipping:
                         n += 1
                         skipping = False
@@ -557,14 +300,28 @@ def iter_lines(
                     elif pend:
                         pend.append(parts[0])
                         parts[0] = b"".join(pend)
-                    for line in parts:
-                        n += 1
-                        if line.endswith(b"\r"):
-                            line = line[:-1]
-                        if len(line) > limit:
-                            yield n, OVERLONG
-                        elif line and not line.isspace():
-                            yield n, line
+                    # and no blank line: every line starts above b" " (the smallest line
+                    # does); ASCII whitespace is at most b" ", so an empty or
+                    # whitespace-only line would be the smallest
+                    if plain and parts and min(parts)[:1] > b" ":
+                        yield n + 1, parts
+                        n += len(parts)
+                    else:
+                        run: list[bytes] = []
+                        for line in parts:
+                            n += 1
+                            if line.endswith(b"\r"):
+                                line = line[:-1]
+                            if len(line) > limit:
+                                line = OVERLONG
+                            elif not line or line.isspace():
+                                if run:
+                                    yield n - len(run), run
+                                    run = []
+                                continue
+                            run.append(line)
+                        if run:
+                            yield n + 1 - len(run), run
                     pend = [tail] if tail else []
                     pend_len = len(tail)
                 elif not skipping:
@@ -572,7 +329,7 @@ def iter_lines(
                     pend_len += len(tail)
                 # + 1: a "\r" at the end may yet turn out to be part of a "\r\n"
                 if pend_len > limit + 1:
-                    yield n + 1, OVERLONG
+                    yield n + 1, [OVERLONG]
                     skipping = True
                     pend = []
                     pend_len = 0
@@ -590,6 +347,13 @@ def iter_lines(
         if line.endswith(b"\r"):
             line = line[:-1]
         if len(line) > limit:
-            yield n + 1, OVERLONG
+            yield n + 1, [OVERLONG]
         elif line and not line.isspace():
-            yield n + 1, line
+            yield n + 1, [line]
+
+
+def numbered(runs: Iterable[tuple[int, list[bytes]]]) -> Iterator[tuple[int, bytes]]:
+    """Flatten :func:`iter_line_runs` into :func:`iter_lines`'s ``(line_number, line)``
+    items, in C (``itertools.chain`` over ``zip`` with ``count``: ``zip`` reuses its
+    tuple when the consumer unpacks it at once, as the replay does)."""
+    return itertools.chain.from_iterable(zip(itertools.count(first), run) for first, run in runs)

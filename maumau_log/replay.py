@@ -4,110 +4,76 @@ Data flows one way: :mod:`logfile` (located lines) -> :mod:`events` (decoding) -
 :mod:`engine` (rules) -> :class:`GameReport` records -> visitors (Parquet rows, statistics,
 printers). A bad line, a bad game or a bad file never stops the others: each game stops at
 its first violation and is reported invalid; the games around it replay as usual.
+
+The replay's modules, imported one way: :mod:`.replay_report` (the report, the visitor
+protocol, the driver's per-game record) <- :mod:`.replay_checks` (header, commitment and
+match checks, violation wording) <- this module (the per-line driver, and the public names).
+
+The per-line path is kept lean (issue 12): lines come in lists per read and are flattened
+in C (:func:`~maumau_log.logfile.iter_line_runs`), each is decoded straight into its
+event struct by msgspec's tagged union, and an accepted event costs a handful of slot reads
+and the engine's ``apply``; everything unusual (bad JSON, overlong lines, notation errors,
+violations) leaves the fast path through the decoder's exception or a test on the game.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import msgspec
 
 from .engine import FINISHED, Engine, RuleViolation
-from .events import FORMAT_VERSION, Event, Game, decode_event, event_player
-from .logfile import OVERLONG, LogReadError, iter_lines
+from .events import (
+    EVENT_DECODER,
+    Event,
+    Game,
+    decode_event,
+    encode_event,
+    event_player,
+)
+from .logfile import OVERLONG, LogReadError, iter_line_runs, iter_lines, numbered
 from .matches import MatchState, RoundContext
 from .notation import BadLine, is_notation
 from .notation import file_lines as notation_lines
+from .replay_checks import (
+    commitment_problem,
+    explain,
+    guess_id,
+    header_problem,
+    is_iso_datetime,
+    looks_like_header,
+    match_context,
+    number_text,
+    shorten,
+    update_match,
+)
+from .replay_report import GameReport, GameState, ReplayVisitor
 from .rules import Ruleset, RulesetError, resolve
-from .shuffle import ALGORITHM as FAIR_SHUFFLE
-from .shuffle import commitment
 from .violations import Violation
 
-try:  # the schema module explains why the fast decoder rejected a line
-    from .schema import explain_event
-except ImportError:  # pragma: no cover - during development only
-    explain_event = None  # type: ignore[assignment]
+__all__ = [
+    "GameReport",
+    "ReplayVisitor",
+    "Replayer",
+    "is_iso_datetime",
+    "read_games",
+    "replay_events",
+]
+
+_BAD_JSON_RULE = "FORMAT.md Files (one JSON object per line)"
+_encode_options = msgspec.json.Encoder().encode
 
 
-@dataclass
-class GameReport:
-    """One replayed game (one round), valid or not.
-
-    Attributes:
-        file: the log file as given.
-        line: the header's line number (or the first line of headerless events).
-        game_id: ``game.game_id``, or None for events outside any game.
-        header: the decoded header, or None.
-        rules: the resolved ruleset, or None when it could not be resolved.
-        events: events in the game, the header counted (so the last index + 1).
-        last_line: the line of the game's last event.
-        violation: the first violation, or None for a valid game.
-        engine: the engine after the last replayed event (None without a valid header).
-        violation_raw: the violating line as logged (bytes without the newline; None when
-            there is no violation or no line, e.g. a file that ended early).
-    """
-
-    file: str
-    line: int
-    game_id: str | None
-    header: Game | None = None
-    rules: Ruleset | None = None
-    events: int = 0
-    last_line: int = 0
-    violation: Violation | None = None
-    engine: Engine | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-    violation_raw: bytes | None = None
-
-    @property
-    def valid(self) -> bool:
-        """True when the game replayed to its ``round_end`` with no violation."""
-        return self.violation is None
-
-    @property
-    def unchecked(self) -> list[str]:
-        """Checks a partial-information log did not allow (empty for a full log)."""
-        return sorted(self.engine.unchecked) if self.engine is not None else []
-
-    @property
-    def winner(self) -> str | None:
-        """The replayed winner (None for no winner or an invalid game)."""
-        return self.engine.winner if self.engine is not None and self.valid else None
-
-
-class ReplayVisitor(Protocol):
-    """Receives a replay as it happens (python-chess ``BaseVisitor`` style).
-
-    ``event`` is called after each event the engine accepted, with the engine in the state
-    the event left; ``end_game`` once per game, valid or not.
-    """
-
-    def begin_game(self, report: GameReport) -> None:
-        """A header was read (``report.engine`` is set when it resolved)."""
-
-    def event(self, report: GameReport, index: int, line: int, event: Event, raw: bytes) -> None:
-        """The engine accepted event number ``index`` (1-based after the header);
-        ``raw`` is its line as read (without the newline)."""
-
-    def end_game(self, report: GameReport) -> None:
-        """The game is over (valid, or stopped at ``report.violation``)."""
-
-
-class _Game:
-    """A game being replayed (the driver's working record)."""
-
-    __slots__ = ("count", "engine", "failed", "report")
-
-    def __init__(self, report: GameReport) -> None:
-        self.report = report
-        self.engine: Engine | None = None
-        self.failed = False
-        self.count = 0
+def _starts_game(raw: bytes) -> bool:
+    """A line that is no event but starts a new game: a notation header that could not be
+    read, or a line that looks like a ``game`` header (never an overlong line)."""
+    if raw is OVERLONG:
+        return False
+    if type(raw) is BadLine:
+        return raw.header
+    return looks_like_header(raw)
 
 
 class Replayer:
@@ -127,12 +93,14 @@ class Replayer:
         self.file_options = dict(rules_file_options) if rules_file_options else None
         self.visitors = list(visitors)
         self.matches: dict[str, MatchState] = {}
+        # header (ruleset, options) -> resolved ruleset: one dict look-up per game
+        self._rules: dict[tuple[str, bytes], Ruleset] = {}
 
     # -- violations
 
     def _violate(
         self,
-        g: _Game,
+        g: GameState,
         line: int | None,
         index: int | None,
         code: str,
@@ -155,8 +123,8 @@ class Replayer:
             player=player,
             code=code,
             rule=rule,
-            message=_shorten(message, 1000),
-            expected=None if expected is None else _shorten(expected, 1000),
+            message=shorten(message, 1000),
+            expected=None if expected is None else shorten(expected, 1000),
         )
         g.failed = True
 
@@ -180,7 +148,8 @@ class Replayer:
         """
         if is_notation(path):  # the hand-written notation, converted as it is read
             return self.replay_lines(str(path), notation_lines(path))
-        return self.replay_lines(str(path), iter_lines(Path(path)))
+        lines = numbered(iter_line_runs(Path(path)))
+        return self.replay_lines(str(path), lines)
 
     def replay_lines(self, name: str, lines: Iterable[tuple[int, bytes]]) -> Iterator[GameReport]:
         """Replay located lines (``(line_number, raw_bytes)``, as :func:`iter_lines` yields).
@@ -192,70 +161,19 @@ class Replayer:
         Yields:
             A :class:`GameReport` per game.
         """
-        g: _Game | None = None
-        decode = decode_event
-
+        g: GameState | None = None
+        decode = EVENT_DECODER.decode
+        hooks = [v.event for v in self.visitors]
         try:
             for line_no, raw in lines:
-                if type(raw) is BadLine:  # a .mm line the notation's grammar does not allow
-                    if raw.header:
-                        if g is not None:
-                            yield self._finish(g)
-                        g = _Game(GameReport(file=name, line=line_no, game_id=raw.game_id))
-                        self._notify_begin(g.report)
-                    g = g or self._orphan(name, line_no)
-                    if not g.failed:
-                        self._violate(
-                            g, line_no, g.count, "bad_notation", raw.message,
-                            "the .mm notation (docs/notation.md)",
-                        )  # fmt: skip
-                    g.count += 1
-                    g.report.last_line = line_no
-                    continue
-                if raw is OVERLONG:
-                    g = g or self._orphan(name, line_no)
-                    if not g.failed:
-                        self._violate(
-                            g,
-                            line_no,
-                            g.count,
-                            "line_too_long",
-                            "the line is longer than the reader accepts (64 MiB)",
-                            "FORMAT.md Files",
-                        )
-                    g.count += 1
-                    continue
                 try:
                     ev = decode(raw)
                 except (msgspec.DecodeError, RecursionError) as exc:
-                    if isinstance(exc, RecursionError):
-                        problem = (
-                            "bad_json",
-                            "the JSON is nested too deeply to read",
-                            "FORMAT.md Files (one JSON object per line)",
-                        )
-                    elif isinstance(exc, msgspec.ValidationError):  # JSON of the wrong shape
-                        problem = (
-                            "schema_error",
-                            _explain(raw, exc),
-                            "schemas/ (FORMAT.md Events)",
-                        )
-                    else:
-                        problem = (
-                            "bad_json",
-                            f"not valid JSON: {exc}",
-                            "FORMAT.md Files (one JSON object per line)",
-                        )
-                    if _looks_like_header(raw):
-                        if g is not None:
-                            yield self._finish(g)
-                        g = _Game(GameReport(file=name, line=line_no, game_id=_guess_id(raw)))
-                        self._notify_begin(g.report)
-                    g = g or self._orphan(name, line_no)
-                    if not g.failed:
-                        self._violate(g, line_no, g.count, *problem, raw=raw)
-                    g.count += 1
-                    g.report.last_line = line_no
+                    # OVERLONG and BadLine never decode: they take this way out too
+                    header = _starts_game(raw)
+                    if header and g is not None:
+                        yield self._finish(g)
+                    g = self._bad_line(name, None if header else g, header, line_no, raw, exc)
                     continue
                 if type(ev) is Game:
                     if g is not None:
@@ -265,45 +183,27 @@ class Replayer:
                 if g is None:
                     g = self._orphan(name, line_no)
                 index = g.count
-                g.count += 1
-                g.report.last_line = line_no
+                g.count = index + 1
+                g.last_line = line_no
                 if g.failed:
                     continue
-                if g.engine is None:  # events before any header
-                    self._violate(
-                        g,
-                        line_no,
-                        index,
-                        "missing_header",
-                        "an event before any game header; a game starts with its `game` line",
-                        "FORMAT.md Files",
-                        player=event_player(ev),
-                        raw=raw,
-                    )
-                    continue
-                if ev.seq is not None and ev.seq != index:
-                    self._violate(
-                        g,
-                        line_no,
-                        index,
-                        "bad_seq",
-                        f"seq is {_number(ev.seq)} but this is event {index} of the game",
-                        "FORMAT.md Files (seq counts up by one from 0)",
-                        str(index),
-                        event_player(ev),
-                        raw,
-                    )
+                apply = g.apply
+                seq = ev.seq
+                if apply is None or (seq is not None and seq != index):
+                    self._bad_place(g, line_no, index, ev, raw)
                     continue
                 try:
-                    g.engine.apply(ev)
+                    apply(ev)
                 except RuleViolation as rv:
                     self._violate(
                         g, line_no, index, rv.code, rv.message, rv.rule, rv.expected,
                         event_player(ev), raw,
                     )  # fmt: skip
                     continue
-                for v in self.visitors:
-                    v.event(g.report, index, line_no, ev, raw)
+                if hooks:
+                    report = g.report
+                    for hook in hooks:
+                        hook(report, index, line_no, ev, raw)
         except LogReadError as exc:
             if exc.line is None:  # the file could not be opened at all
                 raise
@@ -318,6 +218,86 @@ class Replayer:
         if g is not None:
             yield self._finish(g)
 
+    def _bad_line(
+        self,
+        name: str,
+        g: GameState | None,
+        header: bool,
+        line_no: int,
+        raw: bytes,
+        exc: Exception,
+    ) -> GameState:
+        """A line that is no event: an overlong line, a notation error, bad JSON or JSON of
+        the wrong shape. ``header``: the line starts a new game (the game before it was
+        finished by the caller). Returns the game the line belongs to."""
+        if raw is OVERLONG:
+            g = g or self._orphan(name, line_no)
+            if not g.failed:
+                self._violate(
+                    g,
+                    line_no,
+                    g.count,
+                    "line_too_long",
+                    "the line is longer than the reader accepts (64 MiB)",
+                    "FORMAT.md Files",
+                )
+            g.count += 1
+            return g
+        if type(raw) is BadLine:  # a .mm line the notation's grammar does not allow
+            if header:
+                g = GameState(GameReport(file=name, line=line_no, game_id=raw.game_id))
+                self._notify_begin(g.report)
+            g = g or self._orphan(name, line_no)
+            if not g.failed:
+                self._violate(
+                    g, line_no, g.count, "bad_notation", raw.message,
+                    "the .mm notation (docs/notation.md)",
+                )  # fmt: skip
+            g.count += 1
+            g.last_line = line_no
+            return g
+        if isinstance(exc, RecursionError):
+            problem = ("bad_json", "the JSON is nested too deeply to read", _BAD_JSON_RULE)
+        elif isinstance(exc, msgspec.ValidationError):  # JSON of the wrong shape
+            problem = ("schema_error", explain(raw, exc), "schemas/ (FORMAT.md Events)")
+        else:
+            problem = ("bad_json", f"not valid JSON: {exc}", _BAD_JSON_RULE)
+        if header:
+            g = GameState(GameReport(file=name, line=line_no, game_id=guess_id(raw)))
+            self._notify_begin(g.report)
+        g = g or self._orphan(name, line_no)
+        if not g.failed:
+            self._violate(g, line_no, g.count, *problem, raw=raw)
+        g.count += 1
+        g.last_line = line_no
+        return g
+
+    def _bad_place(self, g: GameState, line_no: int, index: int, ev: Event, raw: bytes) -> None:
+        """An event before any header, or one whose ``seq`` is not its index."""
+        if g.engine is None:  # events before any header
+            self._violate(
+                g,
+                line_no,
+                index,
+                "missing_header",
+                "an event before any game header; a game starts with its `game` line",
+                "FORMAT.md Files",
+                player=event_player(ev),
+                raw=raw,
+            )
+            return
+        self._violate(
+            g,
+            line_no,
+            index,
+            "bad_seq",
+            f"seq is {number_text(ev.seq or 0)} but this is event {index} of the game",
+            "FORMAT.md Files (seq counts up by one from 0)",
+            str(index),
+            event_player(ev),
+            raw,
+        )
+
     def replay_paths(self, paths: Iterable[str | Path]) -> Iterator[GameReport]:
         """Replay every game of several files, in order (see :meth:`replay_file`)."""
         for p in paths:
@@ -325,8 +305,8 @@ class Replayer:
 
     # -- games
 
-    def _orphan(self, name: str, line: int) -> _Game:
-        g = _Game(GameReport(file=name, line=line, game_id=None))
+    def _orphan(self, name: str, line: int) -> GameState:
+        g = GameState(GameReport(file=name, line=line, game_id=None))
         self._notify_begin(g.report)
         return g
 
@@ -334,17 +314,32 @@ class Replayer:
         for v in self.visitors:
             v.begin_game(report)
 
-    def _start(self, name: str, line: int, header: Game, raw: bytes | None = None) -> _Game:
+    def _resolve(self, header: Game) -> Ruleset:
+        """The header's ruleset (:func:`~maumau_log.rules.resolve`), from a per-replayer
+        cache keyed by the preset name and the options' JSON (rejections are not cached)."""
+        opts = header.options
+        try:
+            key = (header.ruleset, b"" if opts is None else _encode_options(opts))
+        except (TypeError, ValueError):  # options built in memory, not from JSON
+            return resolve(header.ruleset, opts, self.file_options)
+        rules = self._rules.get(key)
+        if rules is None:
+            rules = resolve(header.ruleset, opts, self.file_options)
+            if len(self._rules) < 4096:
+                self._rules[key] = rules
+        return rules
+
+    def _start(self, name: str, line: int, header: Game, raw: bytes | None = None) -> GameState:
         report = GameReport(file=name, line=line, game_id=header.game_id, header=header)
         report.last_line = line
-        g = _Game(report)
+        g = GameState(report)
         g.count = 1
-        problem = _header_problem(header) or _commitment_problem(header)
+        problem = header_problem(header) or commitment_problem(header)
         if header.seq not in (None, 0):
             problem = ("bad_seq", "the header's seq must be 0", "FORMAT.md Files")
         if problem is None:
             try:
-                rules = resolve(header.ruleset, header.options, self.file_options)
+                rules = self._resolve(header)
             except RulesetError as exc:
                 problem = (exc.code, str(exc), "RULESETS.md (presets and options)")
             else:
@@ -359,9 +354,8 @@ class Replayer:
                 else:
                     ctx: RoundContext | None = None
                     if header.match_id is not None:
-                        ctx, problem = self._match_context(header, rules)
-                    g.engine = Engine(rules, header, ctx)
-                    report.engine = g.engine
+                        ctx, problem = match_context(self.matches, header, rules)
+                    g.set_engine(Engine(rules, header, ctx))
         if problem is not None:
             code, message, rule = problem
             self._violate(g, line, 0, code, message, rule, raw=raw)
@@ -372,7 +366,7 @@ class Replayer:
                 line,
                 0,
                 "schema_error",
-                f"game.started_at {_shorten(repr(header.started_at), 80)} is not an ISO 8601 "
+                f"game.started_at {shorten(repr(header.started_at), 80)} is not an ISO 8601 "
                 "date and time; the game is replayed, its date is unknown",
                 "FORMAT.md Events (game.started_at); README (started_at is ISO 8601)",
                 raw=raw,
@@ -381,88 +375,10 @@ class Replayer:
         self._notify_begin(report)
         return g
 
-    def _match_context(
-        self, header: Game, rules: Ruleset
-    ) -> tuple[RoundContext | None, tuple[str, str, str] | None]:
-        """The round's place in its match, or the violation its header makes (ruling 14)."""
-        mid = header.match_id
-        assert mid is not None
-        rnd = header.round
-        rule = "PRESETS.md ruling 14 (matches); FORMAT.md Conventions (the next round)"
-        st = self.matches.get(mid)
-        if st is None:
-            st = MatchState(mid, tuple(header.players), rules.key)
-            self.matches[mid] = st
-            if rnd not in (None, 1):
-                st.rounds = rnd - 1
-                st.broken = f"rounds before {rnd} are not in the input"
-                return RoundContext(mid, rnd, checked=False), None
-            return RoundContext(mid, 1), None
-        expected = st.rounds + 1
-        if st.over and st.broken is None:
-            return None, (
-                "match_not_over",
-                f"round {rnd or expected} of match {mid}, which ended after round {st.rounds}",
-                rule,
-            )
-        if rnd is not None and rnd != expected:
-            return None, (
-                "wrong_round",
-                f"round {rnd} of match {mid} follows round {st.rounds}; round {expected} is due",
-                rule,
-            )
-        if st.broken is not None:
-            return RoundContext(mid, expected, checked=False), None
-        if rules.key != st.ruleset_key:
-            return None, (
-                "wrong_round",
-                f"match {mid} changes its ruleset in round {expected}",
-                rule,
-            )
-        left = st.players_left(rules)
-        if list(header.players) != left:
-            return None, (
-                "wrong_round",
-                f"round {expected} of match {mid} seats {header.players}; {left} are due",
-                rule + "; option loser_hand_shrink",
-            )
-        ctx = st.next_context(rules, expected)
-        if header.dealer is not None and ctx.dealer is not None and header.dealer != ctx.dealer:
-            return None, (
-                "wrong_starter",
-                f"{header.dealer} deals round {expected} of match {mid}; the next seat, "
-                f"{ctx.dealer}, deals",
-                rule + " (round r+1 is dealt by the next seat)",
-            )
-        return ctx, None
-
-    def _update_match(self, g: _Game) -> None:
-        rep = g.report
-        header, engine = rep.header, g.engine
-        if header is None or header.match_id is None:
-            return
-        st = self.matches.get(header.match_id)
-        if st is None:
-            return
-        ctx = engine.match if engine is not None else None
-        if not rep.valid or engine is None or ctx is None or not ctx.checked:
-            st.rounds += 1
-            if st.broken is None:
-                st.broken = f"round {st.rounds} is invalid"
-            return
-        st.record_round(
-            engine.players,
-            engine.players[engine.dealer],
-            engine.winner,
-            engine.match_totals or {},
-            engine.match_rounds_won,
-            engine.match_over,
-            engine.match_end_seen,
-        )
-
-    def _finish(self, g: _Game) -> GameReport:
+    def _finish(self, g: GameState) -> GameReport:
         rep = g.report
         rep.events = g.count
+        rep.last_line = g.last_line
         if not g.failed and g.engine is not None and g.engine.phase != FINISHED:
             self._violate(
                 g,
@@ -493,122 +409,10 @@ class Replayer:
                 "PRESETS.md ruling 14; FORMAT.md Events (match_end)",
                 "a match_end event",
             )
-        self._update_match(g)
+        update_match(self.matches, g)
         for v in self.visitors:
             v.end_game(rep)
         return rep
-
-
-def is_iso_datetime(text: str) -> bool:
-    """True when ``text`` is an ISO 8601 date or date and time (``2024-05-01``,
-    ``2024-05-01T18:30:00Z``, with an offset or fractions), as
-    :meth:`datetime.datetime.fromisoformat` reads it; ``2024-13-45T99:99`` is not."""
-    try:
-        datetime.fromisoformat(text)
-    except (ValueError, TypeError):
-        return False
-    return True
-
-
-def _number(value: int) -> str:
-    """An integer from a log as it may be echoed: a 400-digit ``seq`` is shown by its first
-    and last digits and its length (issue 15, item 6), not in full."""
-    text = str(value)
-    if len(text) <= 24:
-        return text
-    return f"{text[:12]}...{text[-4:]} ({len(text.lstrip('-'))} digits)"
-
-
-def _shorten(text: str, limit: int) -> str:
-    """Cut a message that quotes a huge value (a 10 MB line) to ``limit`` characters."""
-    if len(text) <= limit:
-        return text
-    return text[: limit - 40] + f" ... [{len(text) - limit + 40} more characters]"
-
-
-def _header_problem(h: Game) -> tuple[str, str, str] | None:
-    if h.format != FORMAT_VERSION:
-        return (
-            "schema_error",
-            f"game.format is {h.format!r}; this reader knows {FORMAT_VERSION!r}",
-            "FORMAT.md Events (game.format)",
-        )
-    if len(h.players) < 2:
-        return ("schema_error", "a game needs at least two players", "FORMAT.md Events (game)")
-    if len(set(h.players)) != len(h.players):
-        return ("schema_error", "game.players names a player twice", "FORMAT.md Events (game)")
-    if not h.game_id or (h.match_id is not None and not h.match_id) or "" in h.players:
-        return (
-            "schema_error",
-            "game_id, match_id and player ids must not be empty",
-            "schemas/events/game.schema.json",
-        )
-    if h.round is not None and not 1 <= h.round <= 2**31 - 1:
-        return (
-            "schema_error",
-            f"game.round must be a round number from 1, not {h.round}",
-            "schemas/events/game.schema.json",
-        )
-    if h.dealer is not None and h.dealer not in h.players:
-        return (
-            "schema_error",
-            f"the dealer {h.dealer!r} is not one of the players",
-            "FORMAT.md Events (game.dealer)",
-        )
-    return None
-
-
-def _commitment_problem(h: Game) -> tuple[str, str, str] | None:
-    shuffle = h.shuffle or {}
-    if shuffle.get("algorithm") != FAIR_SHUFFLE:
-        return None
-    seed, promised = shuffle.get("seed"), shuffle.get("commitment")
-    if isinstance(seed, str) and isinstance(promised, str) and commitment(seed) != promised.lower():
-        return (
-            "bad_commitment",
-            f"SHA-256 of the revealed seed is {commitment(seed)}, not the published "
-            f"commitment {promised}",
-            "shuffle maumau-sha256-fy/1, step 1",
-        )
-    return None
-
-
-def _looks_like_header(raw: bytes) -> bool:
-    head = raw[:200]
-    return b'"game"' in head and b'"type"' in head
-
-
-def _guess_id(raw: bytes) -> str | None:
-    try:
-        obj = json.loads(raw)
-    except (ValueError, RecursionError):
-        obj = None
-    if isinstance(obj, dict):
-        gid = obj.get("game_id")
-        return None if gid is None else str(gid)[:200]
-    return _scan_id(raw)
-
-
-def _scan_id(raw: bytes) -> str | None:
-    key = raw.find(b'"game_id"')
-    if key < 0:
-        return None
-    start = raw.find(b'"', raw.find(b":", key) + 1)
-    end = raw.find(b'"', start + 1)
-    if start < 0 or end < 0:
-        return None
-    return raw[start + 1 : end].decode("utf-8", "replace")[:200]
-
-
-def _explain(raw: bytes, exc: Exception) -> str:
-    if explain_event is not None:
-        try:
-            text = explain_event(json.loads(raw))
-        except Exception:  # pragma: no cover - fall back to the decoder's words
-            text = ""
-        if text:
-            return text
-    return str(exc) or "the event does not have the shape the schema requires"
 
 
 def replay_events(
@@ -625,8 +429,6 @@ def replay_events(
     Returns:
         One :class:`GameReport` per game; event ``i`` of the list is line ``i + 1``.
     """
-    from .events import encode_event
-
     lines = ((i + 1, encode_event(ev)) for i, ev in enumerate(events))
     return list(Replayer(rules_file_options).replay_lines(name, lines))
 

@@ -299,7 +299,13 @@ def read_ruleset_file(path: str | Path) -> dict[str, Any]:
 
 @cache
 def _preset_options(name: str) -> dict[str, Any]:
-    return read_ruleset_file(_presets_dir() / f"{name}.toml")
+    """A packaged preset's options. The package's own files are not checked against the
+    JSON Schema at run time (``tests/test_schema.py`` checks every one, and
+    ``tests/test_replay_driver.py`` that this reading equals :func:`read_ruleset_file`'s):
+    a replay of logs without header options then never imports jsonschema (issue 12)."""
+    with open(_presets_dir() / f"{name}.toml", "rb") as fh:
+        options: dict[str, Any] = tomllib.load(fh)["options"]
+    return {k: (None if k in _NULLABLE and v == "none" else v) for k, v in options.items()}
 
 
 def preset_info(name: str) -> dict[str, Any]:

@@ -1,5 +1,8 @@
 """The JSON Schemas under ``schemas/``: loading them and checking raw data against them.
 
+``jsonschema`` is imported on the first check, not with this module (issue 12: start-up
+time of ``validate``, which only checks a line against the schemas when it is bad).
+
 ``schemas/`` is the normative, machine-readable form of FORMAT.md (events) and RULESETS.md
 (options, ruleset files). A wheel carries it as ``maumau_log/_schemas`` (hatchling
 ``force-include``); an editable install reads it from the source tree.
@@ -11,14 +14,16 @@ import json
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import best_match
-from referencing import Registry, Resource
 
 from .events import Event
+
+if TYPE_CHECKING:  # jsonschema is imported when a check runs: a replay of good lines
+    # never needs it, and it costs more start-up time than the replay's own modules
+    from jsonschema import Draft202012Validator
+    from referencing import Registry
 
 _SOURCE_TREE = Path(__file__).resolve().parent.parent / "schemas"
 
@@ -54,6 +59,8 @@ def _registry() -> Registry:
     Each file is keyed by its path relative to :func:`schema_dir` (``"events/play.schema.json"``)
     and by its ``$id``, so relative ``$ref``s resolved against the ``$id`` find it.
     """
+    from referencing import Registry, Resource
+
     root = schema_dir()
     registry: Registry = Registry()
     for path in sorted(root.rglob("*.schema.json")):
@@ -77,6 +84,8 @@ def validator(name: str) -> Draft202012Validator:
     Raises:
         FileNotFoundError: no such schema.
     """
+    from jsonschema import Draft202012Validator
+
     return Draft202012Validator(load_schema(name), registry=_registry())
 
 
@@ -150,6 +159,8 @@ def explain_event(obj: object) -> str:
     typ = obj["type"]
     if not isinstance(typ, str) or typ not in EVENT_SCHEMA_NAMES:
         return f"unknown event type {typ!r}; known types: {known}"
+    from jsonschema.exceptions import best_match
+
     error = best_match(validator(EVENT_SCHEMA_NAMES[typ]).iter_errors(obj))
     if error is not None:
         where = ".".join([typ, *(str(p) for p in error.absolute_path)])

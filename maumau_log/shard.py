@@ -39,7 +39,8 @@ from .logfile import (
     ZSTD_MAGIC,
     LogReadError,
     expand_paths,
-    iter_lines,
+    iter_line_runs,
+    numbered,
 )
 from .matches import MatchState
 from .notation import file_lines as notation_lines
@@ -249,20 +250,26 @@ class ContentHasher:
 
     def __init__(self) -> None:
         self._h = hashlib.blake2b(digest_size=8)
+        self._lines: list[bytes] = []  # the game's accepted lines, hashed at its end
 
     def begin_game(self, report: GameReport) -> None:
         """Start a new digest, with the header."""
         self._h = hashlib.blake2b(digest_size=8)
+        self._lines = []
         if report.header is not None:
             self._h.update(encode_event(report.header))
 
     def event(self, report: GameReport, index: int, line: int, event: Any, raw: bytes) -> None:
-        """Add one accepted line."""
-        self._h.update(raw)
-        self._h.update(b"\n")
+        """Add one accepted line (kept until the game ends: one ``append`` per event, the
+        same digest as an update per line, issue 12)."""
+        self._lines.append(raw)
 
     def end_game(self, report: GameReport) -> None:
         """Finish: the lines, the event count and the first violation's code and place."""
+        if self._lines:
+            self._h.update(b"\n".join(self._lines))
+            self._h.update(b"\n")
+            self._lines = []
         v = report.violation
         tail = f"{report.events}|{v.code if v else ''}|{v.event_index if v else ''}"
         self._h.update(tail.encode())
@@ -295,9 +302,11 @@ def run_shard(
     """
     import copy
 
-    from .collector import RecordCollector  # Arrow and Polars only when rows are wanted
+    collector = None
+    if collect:  # Arrow and Polars only when rows are wanted (not for validate: issue 12)
+        from .collector import RecordCollector
 
-    collector = RecordCollector(ingested_at=ingested_at) if collect else None
+        collector = RecordCollector(ingested_at=ingested_at)
     visitors: list[Any] = [collector] if collector else [ContentHasher()]
     replayer = Replayer(rules_file_options, visitors=visitors)
     if matches:
@@ -312,12 +321,14 @@ def run_shard(
             else notation_lines(shard.path)
         )
     else:
-        lines = iter_lines(
-            Path(shard.path),
-            start=shard.start,
-            end=shard.end,
-            first_line=shard.first_line,
-            data=shard.data,
+        lines = numbered(  # the lines, numbered in C (issue 12)
+            iter_line_runs(
+                Path(shard.path),
+                start=shard.start,
+                end=shard.end,
+                first_line=shard.first_line,
+                data=shard.data,
+            )
         )
     try:
         for report in replayer.replay_lines(shard.path, lines):

@@ -20,7 +20,9 @@ from maumau_log.logfile import (
     OVERLONG,
     LogReadError,
     expand_paths,
+    iter_line_runs,
     iter_lines,
+    numbered,
     open_log,
 )
 
@@ -454,3 +456,48 @@ def test_tiny_chunks_and_limits_property(
     with mock.patch.object(logfile, "READ_CHUNK", chunk):
         got = list(iter_lines(path, max_line_bytes=limit))
     assert got == _expected(lines, limit)
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture], max_examples=200)
+@given(
+    texts=st.lists(
+        st.one_of(line_text, st.sampled_from(["", " ", "\t", "\x0c", "\r", "a\rb"])), max_size=40
+    ),
+    chunk=st.integers(min_value=1, max_value=40),
+    limit=st.one_of(st.none(), st.integers(min_value=1, max_value=25)),
+    final_newline=st.booleans(),
+)
+def test_line_runs_property(
+    tmp_path: Path, texts: list[str], chunk: int, limit: int | None, final_newline: bool
+) -> None:
+    """The replay's fast path (issue 12): ``iter_line_runs`` gives runs of consecutively
+    numbered lines which, flattened by ``numbered``, are exactly ``iter_lines``'s items,
+    whatever the read size, blank lines and line limit (LF endings: the all-at-once path)."""
+    lines = [t.encode() for t in texts]
+    data = b"\n".join(lines) + (b"\n" if final_newline and lines else b"")
+    path = write_log(tmp_path, "plain", data)
+    kwargs = {} if limit is None else {"max_line_bytes": limit}
+    with mock.patch.object(logfile, "READ_CHUNK", chunk):
+        runs = list(iter_line_runs(path, **kwargs))
+        flat = list(numbered(iter_line_runs(path, **kwargs)))
+        expected = list(iter_lines(path, **kwargs))
+    assert all(run for _, run in runs)  # no empty run
+    starts = [first for first, _ in runs]
+    assert starts == sorted(starts)
+    assert flat == expected
+    # a stripped "\r" at the end aside, the reference reading of the same bytes
+    ref = _expected([ln[:-1] if ln.endswith(b"\r") else ln for ln in lines], limit)
+    assert flat == ref
+
+
+def test_line_runs_number_blank_lines_and_keep_one_tuple_per_line(tmp_path: Path) -> None:
+    """Blank and whitespace-only lines end a run and are counted; a run is consecutive."""
+    path = write_log(tmp_path, "plain", b'{"a":1}\n{"b":2}\n\n  \n{"c":3}\n\t\n{"d":4}')
+    assert list(iter_line_runs(path)) == [
+        (1, [b'{"a":1}', b'{"b":2}']),
+        (5, [b'{"c":3}']),
+        (7, [b'{"d":4}']),
+    ]
+    assert list(numbered(iter_line_runs(path))) == [
+        (1, b'{"a":1}'), (2, b'{"b":2}'), (5, b'{"c":3}'), (7, b'{"d":4}'),
+    ]  # fmt: skip

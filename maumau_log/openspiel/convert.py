@@ -23,7 +23,6 @@ puts them back and turns again); they are listed in ``game.meta.openspiel_redeal
 
 from __future__ import annotations
 
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -42,21 +41,27 @@ RETURNS_MODES = ("field", "scores")
 
 
 class _Segment:
-    """One run of the stock: after the deal, or after a reshuffle (a multiset of card ids),
+    """One run of the stock: after the deal, or after a reshuffle (copies per card id),
     the cards drawn from it in order, and the event's list to fill with the stock order."""
 
     __slots__ = ("cards", "drawn", "target")
 
-    def __init__(self, cards: Counter[int], target: list[str]) -> None:
-        self.cards = cards
+    def __init__(self, cards: list[int], target: list[str]) -> None:
+        self.cards = cards  # copies of each card id, NUM_CARDS entries
         self.drawn: list[int] = []
         self.target = target
 
     def fill(self) -> None:
         """Write the stock order: the cards drawn, then the others in card id order."""
-        rest = self.cards - Counter(self.drawn)
-        self.target.extend(CARD_CODES[c] for c in self.drawn)
-        self.target.extend(CARD_CODES[c] for c in sorted(rest.elements()))
+        rest = self.cards
+        for c in self.drawn:
+            rest[c] -= 1
+        codes = CARD_CODES
+        target = self.target
+        target.extend([codes[c] for c in self.drawn])
+        for c, k in enumerate(rest):
+            if k > 0:
+                target.extend([codes[c]] * k)
 
 
 def history_to_events(
@@ -127,6 +132,7 @@ def events_from_trace(
     events: list[dict[str, Any]] = []
     origins: list[int | None] = []
     hands: list[list[str]] = [[] for _ in range(n)]
+    dealt: list[int] = []  # the card ids dealt into the hands
     redealt: list[str] = []
     starter: str | None = None
     segments: list[_Segment] = []
@@ -134,6 +140,7 @@ def events_from_trace(
     held: list[dict[str, Any]] = []  # a reshuffle waiting for the suit of the 8 just played
     awaiting_suit = False
     open_draw: dict[str, Any] | None = None
+    draws: list[dict[str, Any]] = []  # every draw event made (one may stay empty)
     header: dict[str, Any] = {
         "type": "game",
         "format": FORMAT_VERSION,
@@ -165,6 +172,7 @@ def events_from_trace(
         elif kind == "draw":
             reason = "effect" if entry[2] else ("voluntary" if entry[3] else "no_play")
             open_draw = {"type": "draw", "player": names[entry[1]], "cards": [], "reason": reason}
+            draws.append(open_draw)
             add(open_draw)
             mark(entry[4])
         elif kind == "pass":
@@ -181,14 +189,15 @@ def events_from_trace(
             held = []
         elif kind == "deal":
             hands[entry[1]].append(codes[entry[2]])
+            dealt.append(entry[2])
         elif kind == "starter_back":
             redealt.append(codes[entry[1]])
         elif kind == "starter":
             starter = codes[entry[1]]
             # the stock after the deal: the pack less the hands and the starter
-            pack = Counter(dict.fromkeys(range(NUM_CARDS), state.decks))
-            for h in hands:
-                pack.subtract(_ids(h))
+            pack = [state.decks] * NUM_CARDS
+            for c in dealt:
+                pack[c] -= 1
             pack[entry[1]] -= 1
             deal: dict[str, Any] = {
                 "type": "deal",
@@ -196,7 +205,7 @@ def events_from_trace(
                 "starter": starter,
                 "stock": [],
             }
-            seg = _Segment(+pack, deal["stock"])
+            seg = _Segment(pack, deal["stock"])
             drawn = seg.drawn
             segments.append(seg)
             add(deal)
@@ -205,13 +214,17 @@ def events_from_trace(
             cards, over = entry[1], entry[2]
             if not cards or over:
                 continue  # nothing to reshuffle (the log needs none), or after the end
-            seg = _Segment(Counter(cards), [])
+            counts = [0] * NUM_CARDS
+            for c in cards:
+                counts[c] += 1
+            seg = _Segment(counts, [])
             drawn = seg.drawn
             segments.append(seg)
             ev = {"type": "reshuffle", "stock": seg.target}
             if open_draw is not None and open_draw["cards"]:
                 # the next cards of this draw come after the reshuffle: a new draw event
                 open_draw = dict(open_draw, cards=[])
+                draws.append(open_draw)
                 add(ev)
                 mark(None)
                 add(open_draw)
@@ -225,7 +238,7 @@ def events_from_trace(
         raise OpenSpielImportError("the history ends before the starter card is turned")
     # drop a draw event left empty (a split that took nothing after the reshuffle, or a
     # draw at the end of a partial history)
-    if any(e["type"] == "draw" and not e["cards"] for e in events):
+    if not all(d["cards"] for d in draws):
         keep = [not (e["type"] == "draw" and not e["cards"]) for e in events]
         events = [e for e, k in zip(events, keep, strict=True) if k]
         origins = [o for o, k in zip(origins, keep, strict=True) if k]
@@ -258,15 +271,8 @@ def events_from_trace(
 _events_from_trace = events_from_trace  # the name the tests and older callers use
 
 
-def _ids(codes: list[str]) -> Counter[int]:
-    return Counter(_CODE_TO_ID[c] for c in codes)
-
-
 def _num(x: float) -> int | float:
     return int(x) if float(x).is_integer() else x
-
-
-_CODE_TO_ID = {code: c for c, code in enumerate(CARD_CODES)}
 
 
 def convert_source(
@@ -326,8 +332,9 @@ def encode_game(events: list[dict[str, Any]]) -> bytes:
     Raises:
         UnicodeEncodeError: as :func:`encode_event`.
     """
-    enc = _encoder.encode
-    return b"".join([enc(e) + b"\n" for e in events])
+    if not events:
+        return b""
+    return b"\n".join(map(_encoder.encode, events)) + b"\n"
 
 
 def dumps_event(event: dict[str, Any]) -> str:

@@ -16,8 +16,10 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 from .actions import CODE_TO_ID, DRAW, EIGHT_RANK, NOMINATE_BASE, PASS, SUITS, action_name
-from .convert import dumps_event, events_from_trace
+from .convert import events_from_trace
 from .params import GameParams
 from .port import CrazyEightsState, documented_penalty
 
@@ -55,14 +57,16 @@ def engine_disagreement(params: GameParams, history: list[int]) -> Disagreement 
     rule (see :meth:`CrazyEightsState._score_up`); :func:`returns_explained` checks them.
     """
     from ..engine import FINISHED, Engine, RuleViolation
-    from ..events import Game, decode_event
+    from ..events import Event, Game
     from ..rules import resolve
 
     state = CrazyEightsState(params)
     state.record_legal = True
     state.apply_all(history)
     events, origins = events_from_trace(state, "differential", "field", None)
-    decoded = [decode_event(dumps_event(e)) for e in events]
+    # the events straight into their structs, checked as the decoder checks a line (no
+    # JSON text in between: issue 12)
+    decoded = msgspec.convert(events, list[Event])
     header = decoded[0]
     assert isinstance(header, Game)
     engine = Engine(resolve(header.ruleset, header.options), header)

@@ -68,6 +68,9 @@ def read_source(path: str | Path) -> Iterator[SourceGame | OpenSpielImportError]
         yield from _read_serialized(name, lines)
 
 
+_INT_ONLY = {int}
+
+
 def _read_json_lines(name: str, lines: list[str]) -> Iterator[SourceGame | OpenSpielImportError]:
     number = 0
     for i, raw in enumerate(lines, 1):
@@ -86,8 +89,9 @@ def _read_json_lines(name: str, lines: list[str]) -> Iterator[SourceGame | OpenS
             )  # fmt: skip
             continue
         hist = obj.get("history")
-        # JSON gives exact ints (never a subclass but bool): a type test suffices
-        if not isinstance(hist, list) or not all(type(a) is int for a in hist):
+        # JSON gives exact ints (never a subclass but bool): a type test suffices, made
+        # in C (the set of the entries' types)
+        if not isinstance(hist, list) or not set(map(type, hist)) <= _INT_ONLY:
             yield OpenSpielImportError('"history" must be a list of integer action ids',
                                        name, i, number)  # fmt: skip
             continue

@@ -1,0 +1,113 @@
+"""What a replay produces: the per-game report, the visitor protocol, the driver's record.
+
+The bottom of the replay's modules (:mod:`maumau_log.replay` drives, :mod:`.replay_checks`
+checks headers and matches; both import this one). Names are re-exported by
+:mod:`maumau_log.replay`, where callers import them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from .engine import Engine
+from .events import Event, Game
+from .rules import Ruleset
+from .violations import Violation
+
+__all__ = ["GameReport", "GameState", "ReplayVisitor"]
+
+
+@dataclass
+class GameReport:
+    """One replayed game (one round), valid or not.
+
+    Attributes:
+        file: the log file as given.
+        line: the header's line number (or the first line of headerless events).
+        game_id: ``game.game_id``, or None for events outside any game.
+        header: the decoded header, or None.
+        rules: the resolved ruleset, or None when it could not be resolved.
+        events: events in the game, the header counted (so the last index + 1).
+        last_line: the line of the game's last event (set when the game ends; during the
+            replay :attr:`GameState.last_line` holds it).
+        violation: the first violation, or None for a valid game.
+        engine: the engine after the last replayed event (None without a valid header).
+        violation_raw: the violating line as logged (bytes without the newline; None when
+            there is no violation or no line, e.g. a file that ended early).
+    """
+
+    file: str
+    line: int
+    game_id: str | None
+    header: Game | None = None
+    rules: Ruleset | None = None
+    events: int = 0
+    last_line: int = 0
+    violation: Violation | None = None
+    engine: Engine | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    violation_raw: bytes | None = None
+
+    @property
+    def valid(self) -> bool:
+        """True when the game replayed to its ``round_end`` with no violation."""
+        return self.violation is None
+
+    @property
+    def unchecked(self) -> list[str]:
+        """Checks a partial-information log did not allow (empty for a full log)."""
+        return sorted(self.engine.unchecked) if self.engine is not None else []
+
+    @property
+    def winner(self) -> str | None:
+        """The replayed winner (None for no winner or an invalid game)."""
+        return self.engine.winner if self.engine is not None and self.valid else None
+
+
+class ReplayVisitor(Protocol):
+    """Receives a replay as it happens (python-chess ``BaseVisitor`` style).
+
+    ``event`` is called after each event the engine accepted, with the engine in the state
+    the event left; ``end_game`` once per game, valid or not.
+    """
+
+    def begin_game(self, report: GameReport) -> None:
+        """A header was read (``report.engine`` is set when it resolved)."""
+
+    def event(self, report: GameReport, index: int, line: int, event: Event, raw: bytes) -> None:
+        """The engine accepted event number ``index`` (1-based after the header);
+        ``raw`` is its line as read (without the newline)."""
+
+    def end_game(self, report: GameReport) -> None:
+        """The game is over (valid, or stopped at ``report.violation``)."""
+
+
+class GameState:
+    """A game being replayed: the driver's working record (one per game, slots only).
+
+    Attributes:
+        report: the :class:`GameReport` the game ends as.
+        engine: the engine (None without a valid header).
+        apply: ``engine.apply`` bound once per game (None without an engine).
+        failed: no more events are checked (a violation was reported).
+        count: events read so far, the header counted (the next event's index).
+        last_line: the line of the last event read (copied to the report at the end).
+    """
+
+    __slots__ = ("apply", "count", "engine", "failed", "last_line", "report")
+
+    def __init__(self, report: GameReport) -> None:
+        self.report = report
+        self.engine: Engine | None = None
+        self.apply: Callable[[Event], object] | None = None
+        self.failed = False
+        self.count = 0
+        self.last_line = report.last_line
+
+    def set_engine(self, engine: Engine) -> None:
+        """Attach the game's engine (to the report too)."""
+        self.engine = engine
+        self.apply = engine.apply
+        self.report.engine = engine
