@@ -8,7 +8,12 @@ the workers it waited for), then the dataset's bytes per game.
     python bench/bench_scale.py                 # 10^5 games
     python bench/bench_scale.py --games 1000000 # 10^6 games
     python bench/bench_scale.py --games 5000 --no-ray   # a quick check
-    python bench/bench_scale.py --audit-sizes 10000,100000  # audit peak RSS per size
+    python bench/bench_scale.py --audit-sizes 10000,100000  # audit (facts, replay) per size
+    # 10^6 in about 20-25 minutes of a quiet 2-core machine: simulate on 2 workers, ingest
+    # --jobs 2, stats, audit from the facts tables; logs and dataset kept for the next run
+    python bench/bench_scale.py --games 1000000 --keep /work/bench1m \
+        --skip validate1,ingest1,ray,replay
+    python bench/bench_scale.py --games 1000000 --reuse /work/bench1m --skip validate1,ingest1,ray
 
 Targets (issue 11): validate and ingest --jobs 2 at least 1.8x the events/s of --jobs 1 on a
 2-core machine; --engine ray local within 1.3x the time of --jobs 2 at 10^5 games; audit and
@@ -93,19 +98,34 @@ def dir_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*.parquet"))
 
 
-def audit_scale(sizes: list[int], work: Path) -> None:
-    """The audit's wall time and peak RSS at each size (simulated, ingested with --jobs 2):
-    flat RSS is the running accumulators' promise (memory grows with the cells, not the
+STEPS = ("validate1", "validate2", "ingest1", "ingest2", "ray", "stats", "audit", "replay")
+"""Steps of a full run; ``--skip`` leaves some out (``replay``: the audit by replay, the
+path of datasets written before the facts tables, for the before/after comparison)."""
+
+
+def audit_scale(sizes: list[int], work: Path, replay: bool = True) -> None:
+    """The audit's wall time and peak RSS at each size (simulated, ingested with --jobs 2),
+    from the facts tables and (``replay``) by replaying the stored events, same dataset,
+    one after the other: flat RSS is the promise (memory grows with the cells, not the
     games)."""
     rows = []
     for n in sizes:
         logs, ds = work / f"logs-{n}", work / f"ds-{n}"
         if not ds.exists():
-            simulate_logs(logs, n, 4, 2)
+            if not logs.exists():
+                simulate_logs(logs, n, 4, 2)
             run(["ingest", str(logs), "-o", str(ds), "--jobs", "2", "--no-progress"])
-        s, rss, code = run(["audit", str(ds), "--format", "json", "--out", str(work / "a.json")])
-        rows.append({"games": n, "audit_s": round(s, 1), "rss_mib": round(rss), "exit": code})
-        print(f"audit {n:>9,} games {s:8.1f} s  peak RSS {rss:6.0f} MiB  exit {code}", flush=True)
+        for how in ("facts", "replay") if replay else ("facts",):
+            extra = ["--replay"] if how == "replay" else []
+            s, rss, code = run(["audit", str(ds), "--format", "json", "--out",
+                                str(work / f"a-{how}.json"), *extra])  # fmt: skip
+            rows.append({"games": n, "path": how, "audit_s": round(s, 1),
+                         "rss_mib": round(rss), "exit": code})  # fmt: skip
+            print(f"audit ({how:<6}) {n:>9,} games {s:8.1f} s  peak RSS {rss:6.0f} MiB  "
+                  f"exit {code}", flush=True)  # fmt: skip
+        s, rss, code = run(["stats", str(ds), "--format", "csv"])
+        rows.append({"games": n, "path": "stats", "s": round(s, 2), "rss_mib": round(rss)})
+        print(f"stats          {n:>9,} games {s:8.2f} s  peak RSS {rss:6.0f} MiB", flush=True)
     print(json.dumps(rows, indent=1))
 
 
@@ -113,18 +133,45 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=100_000)
     ap.add_argument("--files", type=int, default=8, help="log files (shards of the input)")
-    ap.add_argument("--no-ray", action="store_true", help="skip --engine ray")
-    ap.add_argument("--no-audit", action="store_true", help="skip the audit")
-    ap.add_argument("--keep", type=Path, default=None, help="work in this folder and keep it")
+    ap.add_argument("--jobs", type=int, default=2, help="simulation workers")
+    ap.add_argument("--no-ray", action="store_true", help="skip --engine ray (--skip ray)")
+    ap.add_argument("--no-audit", action="store_true", help="skip the audit (--skip audit)")
+    ap.add_argument(
+        "--skip", default="", help=f"steps to leave out, comma-separated, of: {','.join(STEPS)}"
+    )
+    ap.add_argument(
+        "--keep",
+        type=Path,
+        default=None,
+        help="work in this folder and keep it (logs found there are reused)",
+    )
+    ap.add_argument(
+        "--reuse",
+        type=Path,
+        default=None,
+        help="like --keep, and an ingested dataset found there (ds2) is reused: "
+        "ingest --jobs 2 is not run again",
+    )
     ap.add_argument("--audit-sizes", default=None,
-                    help="only the audit at these sizes, e.g. 10000,100000")  # fmt: skip
+                    help="only the audit (facts and replay) and stats at these sizes, "
+                    "e.g. 10000,100000")  # fmt: skip
     args = ap.parse_args()
-    work = args.keep or Path(tempfile.mkdtemp(prefix="bench-scale-"))
+    skip = {x for x in args.skip.split(",") if x}
+    if skip - set(STEPS):
+        ap.error(f"--skip: unknown steps {sorted(skip - set(STEPS))}; the steps: {STEPS}")
+    if args.no_ray:
+        skip.add("ray")
+    if args.no_audit:
+        skip |= {"audit", "replay"}
+    keep = args.reuse or args.keep
+    work = keep or Path(tempfile.mkdtemp(prefix="bench-scale-"))
+    work.mkdir(parents=True, exist_ok=True)
     if args.audit_sizes:
         try:
-            audit_scale([int(x) for x in args.audit_sizes.split(",")], work)
+            audit_scale([int(x) for x in args.audit_sizes.split(",")], work,
+                        replay="replay" not in skip)  # fmt: skip
         finally:
-            if args.keep is None:
+            if keep is None:
                 shutil.rmtree(work, ignore_errors=True)
         return
     logs, ds1, ds2, dsr = work / "logs", work / "ds1", work / "ds2", work / "dsray"
@@ -132,13 +179,15 @@ def main() -> None:
     try:
         t0 = time.perf_counter()
         if not logs.exists():
-            games, events = simulate_logs(logs, args.games, args.files, 2)
+            games, events = simulate_logs(logs, args.games, args.files, args.jobs)
         else:
             games, events = args.games, 0
         results["simulate_s"] = round(time.perf_counter() - t0, 1)
         if not events:  # logs kept from a previous run
             events = sum(f.read_bytes().count(b"\n") for f in logs.glob("*.jsonl"))
+            games = sum(f.read_bytes().count(b'"type":"game"') for f in logs.glob("*.jsonl"))
         results["events"] = events
+        results["log_bytes"] = sum(f.stat().st_size for f in logs.glob("*.jsonl"))
         print(f"{games:,} games, {events:,} events in {results['simulate_s']} s", flush=True)
 
         def measure(name: str, cmd: list[str]) -> float:
@@ -149,27 +198,44 @@ def main() -> None:
                   f"{rss:7.0f} MiB  exit {code}", flush=True)  # fmt: skip
             return s
 
-        v1 = measure("validate_jobs1", ["validate", str(logs), "--jobs", "1", "--no-progress"])
-        v2 = measure("validate_jobs2", ["validate", str(logs), "--jobs", "2", "--no-progress"])
-        results["validate_speedup"] = round(v1 / v2, 2)
-        for ds in (ds1, ds2, dsr):
-            shutil.rmtree(ds, ignore_errors=True)
-        i1 = measure("ingest_jobs1", ["ingest", str(logs), "-o", str(ds1), "--jobs", "1",
-                                      "--no-progress"])  # fmt: skip
-        i2 = measure("ingest_jobs2", ["ingest", str(logs), "-o", str(ds2), "--jobs", "2",
-                                      "--no-progress"])  # fmt: skip
-        results["ingest_speedup"] = round(i1 / i2, 2)
-        if not args.no_ray:
-            r = measure("ingest_ray_local", ["ingest", str(logs), "-o", str(dsr), "--engine",
-                                             "ray", "--jobs", "2", "--no-progress"])  # fmt: skip
-            results["ray_over_jobs2"] = round(r / i2, 2)
-        results["bytes_per_game"] = round(dir_bytes(ds2) / games)
-        measure("stats", ["stats", str(ds2), "--format", "csv"])
-        if not args.no_audit:
-            measure("audit", ["audit", str(ds2), "--format", "json"])
+        def ratio(key: str, a: str, b: str) -> None:
+            ra, rb = results.get(a), results.get(b)
+            if isinstance(ra, dict) and isinstance(rb, dict):
+                results[key] = round(ra["s"] / rb["s"], 2)
+
+        if "validate1" not in skip:
+            measure("validate_jobs1", ["validate", str(logs), "--jobs", "1", "--no-progress"])
+        if "validate2" not in skip:
+            measure("validate_jobs2", ["validate", str(logs), "--jobs", "2", "--no-progress"])
+        ratio("validate_speedup", "validate_jobs1", "validate_jobs2")
+        if "ingest1" not in skip:
+            shutil.rmtree(ds1, ignore_errors=True)
+            measure("ingest_jobs1", ["ingest", str(logs), "-o", str(ds1), "--jobs", "1",
+                                     "--no-progress"])  # fmt: skip
+            shutil.rmtree(ds1, ignore_errors=True)  # only its time is wanted
+        reuse = args.reuse is not None and (ds2 / "maumau-dataset.json").exists()
+        if "ingest2" not in skip and not reuse:
+            shutil.rmtree(ds2, ignore_errors=True)
+            measure("ingest_jobs2", ["ingest", str(logs), "-o", str(ds2), "--jobs", "2",
+                                     "--no-progress"])  # fmt: skip
+        ratio("ingest_speedup", "ingest_jobs1", "ingest_jobs2")
+        if "ray" not in skip:
+            shutil.rmtree(dsr, ignore_errors=True)
+            measure("ingest_ray_local", ["ingest", str(logs), "-o", str(dsr), "--engine",
+                                         "ray", "--jobs", "2", "--no-progress"])  # fmt: skip
+            shutil.rmtree(dsr, ignore_errors=True)
+            ratio("ray_over_jobs2", "ingest_ray_local", "ingest_jobs2")
+        if ds2.exists():
+            results["bytes_per_game"] = round(dir_bytes(ds2) / games)
+            if "stats" not in skip:
+                measure("stats", ["stats", str(ds2), "--format", "csv"])
+            if "audit" not in skip:
+                measure("audit", ["audit", str(ds2), "--format", "json"])
+            if "replay" not in skip:
+                measure("audit_replay", ["audit", str(ds2), "--format", "json", "--replay"])
         print(json.dumps(results, indent=1))
     finally:
-        if args.keep is None:
+        if keep is None:
             shutil.rmtree(work, ignore_errors=True)
 
 

@@ -1,10 +1,12 @@
 """The fairness and suspicious-play audit of a dataset (issue 7, items 2 and 4).
 
-:func:`audit` reads a dataset made by ``ingest``, replays its valid games' stored events
-(the ``raw`` column of the ``events`` table) through the engine once more to measure what
-the tables do not hold (first hands, catchable call faults and who caught them, whether a
-drawn card could be played, decision times from ``t``, standings at an abandon), runs the
-tests below and returns an :class:`AuditReport`.
+:func:`audit` reads a dataset made by ``ingest``: what the tables do not hold (first hands,
+catchable call faults and who caught them, whether a drawn card could be played, decision
+times from ``t``, standings at an abandon) comes from the facts the ingest's replay recorded
+(the ``audit_games``, ``audit_seats`` and ``audit_events`` tables, aggregated with Polars by
+:mod:`maumau_log.audit_tables`); a dataset written before those tables has its valid games'
+stored events replayed through the engine once more (:mod:`maumau_log.audit_collect`). It
+runs the tests below and returns an :class:`AuditReport`.
 
 Every test gives a p-value: how likely a result at least this far from fair play would be
 if play were fair. All p-values of one report are corrected together by Holm's step-down
@@ -76,6 +78,7 @@ from .audit_stats import (  # noqa: F401
     holm,
     wilson,
 )
+from .audit_tables import collect_from_tables
 from .audit_tests import (
     _abandon_tests,
     _catch_tests,
@@ -141,6 +144,7 @@ def audit(
     alpha: float = DEFAULT_ALPHA,
     min_games: int = DEFAULT_MIN_GAMES,
     bot_likeness: BotLikeness | None = None,
+    replay: bool = False,
 ) -> AuditReport:
     """Audit a dataset: deal fairness, seat advantage, suspicious play, invalid games.
 
@@ -150,6 +154,8 @@ def audit(
         min_games: the smallest number of games any test runs on.
         bot_likeness: run the bot-likeness test with these settings
             (:mod:`maumau_log.audit_botlike`; off when None: it costs rollouts).
+        replay: replay the stored events even when the dataset holds the facts tables
+            (a cross-check; ``report.facts_from`` says which path ran).
     Returns:
         The :class:`AuditReport`.
     Raises:
@@ -160,11 +166,16 @@ def audit(
         raise ValueError(f"alpha must be between 0 and 1, not {alpha}")
     if min_games < 1:
         raise ValueError(f"min_games must be at least 1, not {min_games}")
-    data = collect(dataset)
+    data = None if replay else collect_from_tables(dataset)
+    facts_from = "ingest"
+    if data is None:  # written before the facts tables: replay the stored events
+        data = collect(dataset)
+        facts_from = "replay"
     report = AuditReport(dataset=str(dataset), alpha=alpha, min_games=min_games)
     report.games = data.games.height
     report.valid = int(data.games["valid"].sum()) if data.games.height else 0
     report.replayed = data.replayed
+    report.facts_from = facts_from
     given = AuditInput(data, dataset, min_games, report.tables)
     findings: list[Finding] = []
     for test in TESTS:

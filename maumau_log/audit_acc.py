@@ -451,7 +451,10 @@ class FactsStream:
         self.count = count
 
     def __iter__(self) -> Iterator[_GameFacts]:
-        replays = _Replays(self.games.drop("client", strict=False))
+        games = self.games
+        if "options" not in games.columns:  # the facts path keeps no options per game
+            games = read_games(self.dataset)
+        replays = _Replays(games.drop("client", strict=False))
         for _, g in stream(self.dataset, replays):
             yield g
 

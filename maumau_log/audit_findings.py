@@ -89,6 +89,9 @@ class AuditReport:
         games, valid, replayed: games in the dataset, valid ones, valid ones re-replayed
             (a valid game whose stored events do not replay alone, e.g. a match round that
             needs its earlier rounds, is left out of the play tests).
+        facts_from: where the play tests' facts came from: ``"ingest"`` (the facts tables
+            the ingest recorded, issue 11) or ``"replay"`` (the stored events replayed
+            again: a dataset, or part of one, written before the facts tables).
         findings: every test, run or skipped, in report order.
         tables: descriptive tables (name to rows): wins by seat and by dealer position with
             Wilson intervals, per-player rates, invalid games by code, player, client, date.
@@ -101,6 +104,7 @@ class AuditReport:
     games: int = 0
     valid: int = 0
     replayed: int = 0
+    facts_from: str = "replay"
     findings: list[Finding] = field(default_factory=list)
     tables: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
@@ -124,6 +128,7 @@ class AuditReport:
             "games": self.games,
             "valid": self.valid,
             "replayed": self.replayed,
+            "facts_from": self.facts_from,
             "tests": len(self.tested),
             "flags": len(self.flags),
             "findings": [asdict(f) for f in self.findings],

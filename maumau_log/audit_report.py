@@ -173,13 +173,14 @@ def report_html(report: AuditReport) -> str:
     parts = []
     for i, (_, fig) in enumerate(figures):
         parts.append(pio.to_html(fig, include_plotlyjs=(i == 0), full_html=False))
+    how = "with facts from the ingest" if report.facts_from == "ingest" else "replayed"
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>maumau-log audit</title>
 <style>body{{font-family:sans-serif;margin:2em;max-width:1200px}}
 table{{border-collapse:collapse;font-size:12px}}td,th{{border:1px solid #ccc;padding:2px 5px}}
 .flag{{border-left:4px solid crimson;padding-left:1em;margin:1em 0}}</style></head><body>
 <h1>maumau-log audit of {esc(report.dataset)}</h1>
-<p>{report.games} games ({report.valid} valid, {report.replayed} replayed for the play tests).
+<p>{report.games} games ({report.valid} valid, {report.replayed} {how} for the play tests).
 {len(tested)} tests run, {len(report.findings) - len(tested)} skipped (fewer than
 {report.min_games} games, or expected counts under {MIN_EXPECTED:g}). Every p-value says how
 likely a result this far from fair play would be under fair play; all are corrected together

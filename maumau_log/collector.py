@@ -12,49 +12,47 @@ tables and go to the :class:`~maumau_log.store.DatasetWriter` (or stay in memory
 from __future__ import annotations
 
 import hashlib
-import json
-import re
-from array import array
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from datetime import UTC, datetime
-from itertools import repeat
-from typing import Any
 
-import msgspec
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from .audit_facts import GameFactsRecorder, header_client
+from .collector_rows import (
+    _TAG,
+    Conflict,
+    _Buffers,
+    _encode,
+    _Intern,
+    _tag,
+    content_hash,
+    game_date,
+    logged_line,
+    options_json,
+)
 from .engine import PLAY as PHASE_PLAY
 from .events import (
     Call,
     Cut,
     Draw,
     Event,
-    Game,
     Penalty,
     Play,
     SuitChoice,
 )
 from .matches import add_scores
-from .replay import GameReport, is_iso_datetime
+from .replay import GameReport
 from .rules import Ruleset
 from .shard import orphan_key
 from .store import (
-    RAW_LIMIT,
-    SCHEMAS,
     UNKNOWN,
     DatasetWriter,
     partition_value,
 )
-from .violations import Violation
 
 BATCH_EVENTS = 400_000
 """Buffered events that trigger writing a row group (bounds the memory of an ingest)."""
 
-_encode = msgspec.json.Encoder().encode
-_TAG: dict[type, str] = {}
-_DATE = re.compile(r"^(\d{4}-\d{2}-\d{2})")
 
 # per-player counter slots (results columns, in RESULTS_SCHEMA order after round_score)
 (
@@ -82,253 +80,6 @@ _RESULT_COUNTERS = (
     ("reverse_cards_played", _REVP),
     ("cover_cards_played", _COVP),
 )
-
-
-def _tag(t: type) -> str:
-    name = _TAG.get(t)
-    if name is None:
-        name = _TAG[t] = str(t.__struct_config__.tag)  # type: ignore[attr-defined]
-    return name
-
-
-def game_date(header: Game | None) -> str:
-    """The partition date of a game: ``YYYY-MM-DD`` from ``started_at``, else from ``t``
-    (ISO text or epoch milliseconds, taken in UTC), else :data:`~maumau_log.store.UNKNOWN`."""
-    if header is None:
-        return UNKNOWN
-    if header.started_at is not None and not is_iso_datetime(header.started_at):
-        return UNKNOWN  # issue 15: no date, rather than a made-up partition
-    for value in (header.started_at, header.t):
-        if isinstance(value, str):
-            m = _DATE.match(value)
-            if m and is_iso_datetime(value):
-                return m.group(1)
-        elif isinstance(value, int) and not isinstance(value, bool):
-            try:
-                return datetime.fromtimestamp(value / 1000, UTC).strftime("%Y-%m-%d")
-            except (OverflowError, OSError, ValueError):
-                continue
-    return UNKNOWN
-
-
-def logged_line(raw: bytes | None) -> str | None:
-    """A violating line as ``violations.raw`` keeps it: text, cut to ``RAW_LIMIT`` characters
-    with the number left out said."""
-    if raw is None or not isinstance(raw, bytes):
-        return None
-    text = raw.decode("utf-8", errors="replace")
-    if len(text) > RAW_LIMIT:
-        text = text[:RAW_LIMIT] + f" ... [{len(text) - RAW_LIMIT} more characters]"
-    return text
-
-
-def options_json(rules: Ruleset) -> str:
-    """The effective options as canonical JSON (``json.dumps(rules.options(), sort_keys=True)``)."""
-    return json.dumps(rules.options(), sort_keys=True)
-
-
-def content_hash(raws: Iterable[bytes], violation: Violation | None, events: int) -> int:
-    """The content hash of a game: 64-bit BLAKE2b, as a signed integer.
-
-    Args:
-        raws: the canonical JSON (``events.encode_event``) of every accepted event, header
-            first.
-        violation: the game's first violation (its code and event index are hashed, so a
-            game that breaks differently hashes differently), or None.
-        events: the number of events the game holds, the rejected and unreplayed ones too.
-    Returns:
-        A signed 64-bit integer.
-    """
-    h = hashlib.blake2b(b"\n".join(raws), digest_size=8)
-    tail = f"\x00{events}"
-    if violation is not None:
-        tail += f"\x00{violation.code}\x00{violation.event_index}"
-    h.update(tail.encode())
-    return int.from_bytes(h.digest(), "little", signed=True)
-
-
-@dataclass
-class Conflict:
-    """A game id met again with different content (not stored).
-
-    Attributes:
-        game_id: the id.
-        file, line: where the new copy is.
-        stored_file, stored_line: where the stored (or first seen) copy came from.
-    """
-
-    game_id: str
-    file: str
-    line: int
-    stored_file: str
-    stored_line: int
-
-    def __str__(self) -> str:
-        return (
-            f"{self.file}:{self.line}: game {self.game_id!r} differs from the copy already "
-            f"stored (from {self.stored_file}:{self.stored_line}); not stored"
-        )
-
-    def hint(self, dataset: str) -> str:
-        """How to tell the two games apart (issue 15, item 5), in one line."""
-        return (
-            f"a game id names one game: compare the stored one (maumau-log game {dataset} "
-            f"{self.game_id!r}) with the new one (maumau-log validate {self.file} --json); "
-            "give the new game another game_id, or ingest it into another dataset"
-        )
-
-
-class _Intern(dict[str | None, int]):
-    """Small strings (players, cards, suits, reasons, types) to codes; None is -1."""
-
-    def __init__(self) -> None:
-        super().__init__({None: -1})
-        self.strings: list[str] = []
-
-    def __missing__(self, key: str | None) -> int:
-        code = len(self.strings)
-        self.strings.append(str(key))
-        self[key] = code
-        return code
-
-    def decode(self, codes: array) -> pa.Array:
-        """Codes (``array('h')``, -1 for null) to a string array."""
-        idx = pa.Array.from_buffers(pa.int16(), len(codes), [None, pa.py_buffer(codes)])
-        idx = pc.if_else(pc.less(idx, 0), pa.scalar(None, pa.int16()), idx)
-        return pa.DictionaryArray.from_arrays(idx, pa.array(self.strings, pa.string())).cast(
-            pa.string()
-        )
-
-
-def _ints(values: array, typ: pa.DataType) -> pa.Array:
-    return pa.Array.from_buffers(typ, len(values), [None, pa.py_buffer(values)])
-
-
-def _offsets(lengths: array) -> pa.Array:
-    """Offsets (int32, one more than ``lengths``) from lengths."""
-    arr = _ints(lengths, pa.int32())
-    return pa.concat_arrays([pa.array([0], pa.int32()), pc.cumulative_sum(arr)])
-
-
-class _EventColumns:
-    """The events table as typed arrays: a few appends per event, cheap to convert."""
-
-    def __init__(self, intern: _Intern) -> None:
-        self.intern = intern
-        self.game_ids: list[str] = []  # one per game
-        self.game_counts = array("i")  # events per game
-        self.index = array("i")
-        self.line = array("i")
-        self.type = array("h")
-        self.player = array("h")
-        self.cards = array("h")  # card codes, flattened
-        self.cards_end = array("i")  # end offset of each event's cards
-        self.cards_null = array("b")  # 1 where the event has no cards
-        self.suit = array("h")
-        self.reason = array("h")
-        self.top = array("h")
-        self.suit_to_follow = array("h")
-        self.pending_draw = array("h")
-        self.pending_skip = array("b")
-        self.direction = array("b")
-        self.hand_sizes = array("h")  # flattened; n_players per event
-        self.hands_end = array("i")
-        self.turn = array("h")
-        self.raw: list[bytes] = []
-        self.raw_len = array("i")
-        # bound appends for the per-event path (the arrays are never replaced)
-        self.appends = (
-            self.index.append, self.line.append, self.type.append, self.player.append,
-            self.cards_null.append, self.cards.extend, self.cards_end.append, self.suit.append,
-            self.reason.append, self.top.append, self.suit_to_follow.append,
-            self.pending_draw.append, self.pending_skip.append, self.direction.append,
-            self.hand_sizes.extend, self.hands_end.append, self.turn.append, self.raw.append,
-            self.raw_len.append,
-        )  # fmt: skip
-
-    def __len__(self) -> int:
-        return len(self.index)
-
-    def truncate(self, n: int) -> None:
-        """Drop the events from row ``n`` on (a game that is not stored)."""
-        cards_at = self.cards_end[n - 1] if n else 0
-        hands_at = self.hands_end[n - 1] if n else 0
-        for col in (
-            self.index, self.line, self.type, self.player, self.cards_end, self.cards_null,
-            self.suit, self.reason, self.top, self.suit_to_follow, self.pending_draw,
-            self.pending_skip, self.direction, self.hands_end, self.turn, self.raw_len,
-        ):  # fmt: skip
-            del col[n:]
-        del self.raw[n:]
-        del self.cards[cards_at:]
-        del self.hand_sizes[hands_at:]
-
-    def table(self) -> pa.Table:
-        n = len(self)
-        intern = self.intern
-        game_no = array("i")
-        for g, count in enumerate(self.game_counts):
-            game_no.extend(repeat(g, count))
-        game_id = pa.DictionaryArray.from_arrays(
-            _ints(game_no, pa.int32()), pa.array(self.game_ids, pa.string())
-        ).cast(pa.string())
-        cards = pa.ListArray.from_arrays(
-            pa.concat_arrays([pa.array([0], pa.int32()), _ints(self.cards_end, pa.int32())]),
-            intern.decode(self.cards),
-            mask=pc.equal(_ints(self.cards_null, pa.int8()), 1),
-        )
-        hand_sizes = pa.ListArray.from_arrays(
-            pa.concat_arrays([pa.array([0], pa.int32()), _ints(self.hands_end, pa.int32())]),
-            _ints(self.hand_sizes, pa.int16()),
-        )
-        raw = pa.StringArray.from_buffers(
-            n, _offsets(self.raw_len).buffers()[1], pa.py_buffer(b"".join(self.raw))
-        )
-        return pa.Table.from_arrays(
-            [
-                game_id,
-                _ints(self.index, pa.int32()),
-                _ints(self.line, pa.int32()),
-                intern.decode(self.type),
-                intern.decode(self.player),
-                cards,
-                intern.decode(self.suit),
-                intern.decode(self.reason),
-                intern.decode(self.top),
-                intern.decode(self.suit_to_follow),
-                _ints(self.pending_draw, pa.int16()),
-                _ints(self.pending_skip, pa.int8()),
-                _ints(self.direction, pa.int8()),
-                hand_sizes,
-                intern.decode(self.turn),
-                raw,
-            ],
-            schema=SCHEMAS["events"],
-        )
-
-
-class _Buffers:
-    """Column buffers of one partition."""
-
-    def __init__(self, intern: _Intern) -> None:
-        self.ev = _EventColumns(intern)
-        self.games: dict[str, list[Any]] = {n: [] for n in SCHEMAS["games"].names}
-        self.results: dict[str, list[Any]] = {n: [] for n in SCHEMAS["results"].names}
-        self.violations: dict[str, list[Any]] = {n: [] for n in SCHEMAS["violations"].names}
-
-    @property
-    def n_events(self) -> int:
-        return len(self.ev)
-
-    def tables(self) -> dict[str, pa.Table]:
-        out = {"events": self.ev.table()}
-        for name, cols in (
-            ("games", self.games),
-            ("results", self.results),
-            ("violations", self.violations),
-        ):
-            out[name] = pa.Table.from_pydict(cols, schema=SCHEMAS[name])
-        return out
 
 
 class _RulesInfo:
@@ -401,6 +152,7 @@ class RecordCollector:
         self._part = (UNKNOWN, UNKNOWN)
         self.touched: set[str] = set()
         self._runs: dict[str, tuple[int, dict[str, int] | None]] = {}
+        self._facts = GameFactsRecorder()
 
     # -- visitor protocol
 
@@ -429,6 +181,7 @@ class RecordCollector:
             self._info = info
         players = list(header.players) if header is not None else []
         self._ctr = {p: [0] * _N_SLOTS for p in players}
+        self._facts.begin(header, rules)
         intern = self.intern
         self._seat_codes = [intern[p] for p in players]
         if header is None:
@@ -523,11 +276,13 @@ class RecordCollector:
         a_pd(pending)
         a_ps(e.pending_skip)
         a_dir(e.direction)
-        x_hs([len(h) for h in e.hands.values()])
+        sizes = [len(h) for h in e.hands.values()]
+        x_hs(sizes)
         a_hend(len(ev.hand_sizes))
         a_turn(self._seat_codes[e.current] if e.phase == PHASE_PLAY else -1)
         a_raw(raw)
         a_rlen(len(raw))
+        self._facts.event(e, index, event, t, player, sizes)
 
     def end_game(self, report: GameReport) -> None:
         """Add the game's rows, or drop its events when it is a duplicate or a conflict."""
@@ -609,6 +364,13 @@ class RecordCollector:
                 r["match_id"].append(mid)
                 r["round"].append(rnd if mid is not None else None)
                 r["total_after"].append(after.get(p) if after is not None else None)
+        if header is not None:
+            self._facts.rows(
+                gid,
+                header_client(header),
+                e.dealer if e is not None and v is None else None,
+                *buf.audit.values(),
+            )
         if v is not None:
             row = v.to_dict()
             row["game_id"] = gid

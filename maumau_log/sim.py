@@ -3,8 +3,11 @@
 The bots choose among :meth:`Engine.legal_actions` (random legal moves, occasional
 voluntary draws, sometimes forgetting or miscalling a call, sometimes catching a missed
 call), and every event they write is applied to an engine first: a simulated game is legal
-by construction under our reading of the rules. That proves consistency, not correctness
-(see the README). There is no hidden randomness: one ``random.Random(seed)`` drives
+by construction under our reading of the rules. The bot is the random bot of
+:mod:`maumau_log.bots.policies` (:class:`~maumau_log.bots.policies.SimulatorBot`) and the
+events are built by the bots' table (:class:`~maumau_log.bots.table.BotTable`): one source
+for the simulator, the ladder and the planted-bias simulations. That proves consistency,
+not correctness (see the README). There is no hidden randomness: one ``random.Random(seed)`` drives
 everything through ``Random.random()`` only (CPython promises repeatable ``random()``
 across versions, not ``shuffle``), and deals and reshuffles use the provably fair shuffle
 (:mod:`maumau_log.shuffle`) with a seed drawn from it, so a seed gives the same file byte
@@ -19,32 +22,13 @@ import random
 from collections.abc import Iterator, Mapping
 from typing import Any, BinaryIO
 
-from .cards import SUITS, Card
-from .engine import ENDED, OUT, PLAY, Action, Engine
-from .events import (
-    FORMAT_VERSION,
-    Call,
-    Deal,
-    Draw,
-    Event,
-    Game,
-    HandCount,
-    MatchEnd,
-    Pass,
-    Penalty,
-    Play,
-    Reshuffle,
-    RoundEnd,
-    SuitChoice,
-    encode_event,
-)
+from .bots.policies import SimulatorBot
+from .bots.table import BotTable
+from .engine import OUT, PLAY, Action, Engine
+from .events import FORMAT_VERSION, Event, Game, MatchEnd, encode_event
 from .matches import MatchState, RoundContext
 from .rules import Ruleset, resolve
-from .shuffle import ALGORITHM, commitment, reshuffle_seed, shuffled
-from .shuffle import deal as fair_deal
-
-MAX_EVENTS = 20_000
-"""A simulated round longer than this is abandoned (it never happened in testing)."""
+from .shuffle import ALGORITHM, commitment
 
 
 def fair_shuffle(rng: random.Random) -> dict[str, str]:
@@ -55,31 +39,24 @@ def fair_shuffle(rng: random.Random) -> dict[str, str]:
     return {"algorithm": ALGORITHM, "seed": seed, "commitment": commitment(seed)}
 
 
-class Bot:
-    """Tunable habits of the simulated players (probabilities in 0..1).
+Bot = SimulatorBot
+"""The simulated players' habits (:class:`~maumau_log.bots.policies.SimulatorBot`: the
+random bot, one source for the simulator and the ladder)."""
 
-    Attributes:
-        voluntary_draw: chance to draw although a card could be played (where allowed).
-        forget_call: chance to forget a call that is due.
-        wrong_call: chance to say a wrong word instead.
-        catch: chance that another player catches a call fault when it can.
+
+class SimTable(BotTable):
+    """One simulated round: a :class:`~maumau_log.bots.table.BotTable` (the one event
+    builder) where one :class:`Bot` decides for every seat from the engine's whole list of
+    legal actions.
+
+    Subclasses (the planted biases of :mod:`maumau_log.sim_bias`) override :meth:`choose`
+    (the flat choice), :meth:`catchers` (who may catch whom) or :meth:`deal`.
+
+    Args:
+        rules: the ruleset; header: the round's header (its ``shuffle`` seed deals).
+        rng: the simulation's generator; bot: the players' habits.
+        match: the match context of a match round (hand sizes, totals), else None.
     """
-
-    def __init__(
-        self,
-        voluntary_draw: float = 0.08,
-        forget_call: float = 0.15,
-        wrong_call: float = 0.05,
-        catch: float = 0.6,
-    ) -> None:
-        self.voluntary_draw = voluntary_draw
-        self.forget_call = forget_call
-        self.wrong_call = wrong_call
-        self.catch = catch
-
-
-class _Table:
-    """One simulated round: the engine, the event list and the seeded choices."""
 
     def __init__(
         self,
@@ -89,157 +66,45 @@ class _Table:
         bot: Bot,
         match: RoundContext | None = None,
     ) -> None:
-        self.rules = rules
-        self.engine = Engine(rules, header, match)
-        self.rng = rng
+        super().__init__(Engine(rules, header, match), dict.fromkeys(header.players, bot), rng)
         self.bot = bot
-        self.events: list[Event] = [header]
+        self.events.append(header)
 
-    def emit(self, event: Event) -> None:
-        self.engine.apply(event)  # raises RuleViolation on a simulator bug
-        self.events.append(event)
+    def choose(self, acts: list[Action]) -> Action:
+        """The bot's flat choice (:meth:`SimulatorBot.pick`) among every legal action."""
+        return self.bot.pick(self.rng, acts)
 
-    def stock_top(self, n: int) -> list[Card]:
-        stock = self.engine.stock
-        return [stock[-1 - i] for i in range(n)]
+    def decide(self, acts: list[Action]) -> Action:
+        """:meth:`choose`; a suit choice names the bot's suit (:meth:`SimulatorBot.suit_for`)."""
+        act = self.choose(acts)
+        if act.kind == "suit":
+            assert act.player is not None
+            return Action("suit", act.player, self.bot.suit_for(self, act.player))
+        return act
 
-    def ensure_stock(self) -> None:
-        e = self.engine
-        if not e.stock and e.rules.empty_stock == "reshuffle" and len(e.discard) > 1:
-            assert e.fair_seed is not None
-            new = shuffled(e.discard[:-1], reshuffle_seed(e.fair_seed, e.reshuffles + 1))
-            self.emit(Reshuffle(stock=new))
-
-    def deal(self) -> None:
-        """Deal by the provably fair shuffle of the header's seed (``shuffle.py``)."""
-        rules, e = self.rules, self.engine
-        seed = e.fair_seed
-        assert seed is not None
-        size = rules.hand_size_for(e.n)
-        sizes = dict(e.match.hand_sizes) if e.match is not None and e.match.hand_sizes else {}
-        sizes = {p: sizes.get(p, size) for p in e.players}
-        redeal = {c for c, info in rules.cards.items() if info.redeal}
-        dealt, starter, stock = fair_deal(
-            shuffled(rules.pack, seed), e.players, e.dealer, sizes, redeal
-        )
-        hands: dict[str, list[Card] | HandCount] = {}
-        hands.update(dealt)
-        self.emit(Deal(hands=hands, starter=starter, stock=stock))
-
-    def calls_after_play(self, player: str) -> None:
-        e, rules, rng = self.engine, self.rules, self.rng
-        hand = e.hands[player]
-        if e.phase == OUT and rules.call_going_out:
-            if rng.random() >= self.bot.forget_call:
-                self.emit(Call(player=player, call=rules.call_going_out))
-            return
-        if len(hand) != 1 or e.phase != PLAY:
-            return
-        word = e.last_card_word(hand[0])
-        if word is None:
-            return
-        roll = rng.random()
-        if roll < self.bot.forget_call:
-            return
-        if roll < self.bot.forget_call + self.bot.wrong_call:
-            self.emit(Call(player=player, call="mau" if word != "mau" else "last card"))
-            return
-        self.emit(Call(player=player, call=word))
+    def catches(self) -> None:
+        """As the bot table, but only while the round is played or just won (an abandoned
+        round takes no penalty)."""
+        if self.engine.phase in (PLAY, OUT):
+            super().catches()
 
     def catchers(self, player: str) -> list[str]:
         """Who may catch ``player``'s call fault: every other player (bias tables narrow it)."""
         return [p for p in self.engine.players if p != player]
 
-    def catches(self) -> None:
-        """Other players catch open call faults, each with probability ``bot.catch``."""
-        e, rng = self.engine, self.rng
-        for player in sorted(e.faults):
-            if e.awaiting_suit is not None:
-                return  # a catch reopened the round: the wild card's suit comes first
-            if rng.random() >= self.bot.catch or player not in e.faults:
-                continue
-            others = self.catchers(player)
-            if not others:
-                continue
-            by = others[int(rng.random() * len(others))]
-            reason = e.faults[player]
-            need = self.rules.call_penalty
-            while need > 0:
-                self.ensure_stock()
-                n = min(need, len(e.stock))
-                if n == 0:
-                    break
-                self.emit(Penalty(player=player, reason=reason, by=by, cards=self.stock_top(n)))
-                need -= n
-                if e.penalty_owed is None:
-                    break
+    def catcher(self, player: str) -> str | None:
+        """With chance ``bot.catch``, one of :meth:`catchers` at random (one roll first,
+        whether or not the fault is still open)."""
+        if self.rng.random() >= self.bot.catch or player not in self.engine.faults:
+            return None
+        others = self.catchers(player)
+        if not others:
+            return None
+        return others[int(self.rng.random() * len(others))]
 
-    def choose(self, acts: list[Action]) -> Action:
-        rng = self.rng
-        plays = [a for a in acts if a.kind == "play"]
-        draws = [a for a in acts if a.kind == "draw"]
-        passes = [a for a in acts if a.kind == "pass"]
-        if plays and (not draws or rng.random() >= self.bot.voluntary_draw):
-            return plays[int(rng.random() * len(plays))]
-        if draws:
-            return draws[0]
-        if passes:
-            return passes[0]
-        return acts[int(rng.random() * len(acts))]
 
-    def choose_suit(self, player: str) -> str:
-        hand = self.engine.hands[player]
-        counts = {s: sum(1 for c in hand if c.endswith(s)) for s in SUITS}
-        best = max(counts.values())
-        options = [s for s in SUITS if counts[s] == best]
-        return options[int(self.rng.random() * len(options))]
-
-    def play_round(self) -> None:
-        e = self.engine
-        self.deal()
-        while e.phase == PLAY and len(self.events) < MAX_EVENTS:
-            self.catches()
-            if e.phase != PLAY:
-                break
-            acts = e.legal_actions()
-            if not acts:
-                raise RuntimeError(f"simulator: no legal action in state {e.view()}")
-            act = self.choose(acts)
-            if act.kind == "suit":
-                assert act.player is not None
-                self.emit(SuitChoice(player=act.player, suit=self.choose_suit(act.player)))  # type: ignore[arg-type]
-                self.calls_after_play(act.player)
-            elif act.kind == "play":
-                assert act.player is not None and act.card is not None
-                self.emit(Play(player=act.player, cards=act.play_cards, jump_in=act.jump))
-                if e.awaiting_suit is None:
-                    self.calls_after_play(act.player)
-            elif act.kind == "draw":
-                assert act.player is not None
-                self.ensure_stock()
-                n = min(act.count, len(e.stock))
-                self.emit(Draw(player=act.player, cards=self.stock_top(n), reason=act.reason))  # type: ignore[arg-type]
-            elif act.kind == "pass":
-                assert act.player is not None
-                self.emit(Pass(player=act.player))
-            if e.phase == OUT:
-                self.catches()
-        if e.phase == PLAY:
-            from .events import Abandon
-
-            self.emit(Abandon(reason="simulator event limit"))
-        assert e.phase in (OUT, ENDED)
-        winner = e.out_player if e.phase == OUT else None
-        from .scoring import round_scores
-
-        scores = round_scores(self.rules, e.players, e.hands, winner, e.last_play)
-        hands: dict[str, Any] = {p: list(h) for p, h in e.hands.items()}
-        end = RoundEnd(
-            winner=winner,
-            scores=dict(scores) if self.rules.scoring != "none" else None,
-            hands=hands,
-        )
-        self.emit(end)
+_Table = SimTable
+"""The old name of :class:`SimTable` (tests and benches import it)."""
 
 
 def run_prefix(preset: str, players: int, options: Mapping[str, Any] | None) -> str:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 
 import msgspec
@@ -38,18 +38,11 @@ TableFactory = Callable[[Ruleset, Game, random.Random, Bot], _Table]
 """Makes the table of one round: ``(rules, header, rng, bot) -> _Table``."""
 
 
-def _rng_shuffle(cards: Sequence[str], rng: random.Random) -> list[str]:
-    """Fisher-Yates through ``rng.random()`` only (repeatable across CPython versions)."""
-    out = list(cards)
-    for i in range(len(out) - 1, 0, -1):
-        j = int(rng.random() * (i + 1))
-        out[i], out[j] = out[j], out[i]
-    return out
-
-
 class RiggedDealTable(_Table):
     """Deals every card of ``rank`` found outside seat ``seat``'s hand into it (swapped for
-    a card of another rank) with probability ``strength`` each. No published seed."""
+    a card of another rank) with probability ``strength`` each. No published seed: the
+    table's reshuffles come from its generator (:meth:`BotTable.ensure_stock` without a
+    header seed)."""
 
     rank = "J"
     seat = 1
@@ -78,13 +71,6 @@ class RiggedDealTable(_Table):
         dealt: dict[str, list[str] | HandCount] = {}
         dealt.update(hands)
         self.emit(Deal(hands=dealt, starter=starter, stock=stock))
-
-    def ensure_stock(self) -> None:
-        e = self.engine
-        if not e.stock and e.rules.empty_stock == "reshuffle" and len(e.discard) > 1:
-            from .events import Reshuffle
-
-            self.emit(Reshuffle(stock=_rng_shuffle(e.discard[:-1], self.rng)))
 
 
 class CollusionTable(_Table):

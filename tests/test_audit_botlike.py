@@ -7,15 +7,24 @@ import math
 from pathlib import Path
 
 import pytest
+from gamebuilder import call, deal, draw, engine_after, game, pass_, play, round_end
 from typer.testing import CliRunner
 
 import maumau_log.cli.audit_cmds  # registers the commands
 import maumau_log.cli.bots_cmds  # noqa: F401
 from maumau_log.audit import audit
-from maumau_log.audit_botlike import BotLikeness, Sampled, agreement_test, stratum
+from maumau_log.audit_botlike import (
+    BotLikeness,
+    Sampled,
+    agreement_test,
+    obvious_move,
+    sample_decisions,
+    stratum,
+)
 from maumau_log.bots.season import club_pool, season
 from maumau_log.cli import app
 from maumau_log.records import ingest
+from maumau_log.review import turn_alternatives
 from maumau_log.sim_bias import write_jsonl
 
 
@@ -36,9 +45,46 @@ def test_agreement_test_by_hand() -> None:
 
 
 def test_stratum_buckets() -> None:
-    assert stratum(2, 0.0) == "2/close"
-    assert stratum(3, 0.10) == "3/moderate"
-    assert stratum(7, 0.25) == "4+/clear"
+    assert [stratum(n) for n in (2, 3, 4, 5, 9)] == ["2", "3", "4", "5+", "5+"]
+
+
+def test_departures_two_strata_by_hand() -> None:
+    # x: 6 departures with 2 alternatives left (4 matched), 3 with 3 left (2 matched);
+    # the others: 20 with 2 left (10 matched), 10 with 3 left (3 matched)
+    rows = [_row("x", "2", i < 4) for i in range(6)] + [_row("x", "3", i < 2) for i in range(3)]
+    rows += [_row("y", "2", i < 5) for i in range(10)] + [_row("z", "2", i < 5) for i in range(10)]
+    rows += [_row("y", "3", i < 3) for i in range(10)]
+    n, k, expected, z, p = agreement_test(rows, "x")
+    # E = 6 * 0.5 + 3 * 0.3 = 3.9; var = 6 * .25 * (1 + 6/20) + 3 * .21 * (1 + 3/10)
+    #     = 1.95 + 0.819 = 2.769; z = (6 - 3.9) / sqrt(2.769) = 1.26199
+    assert (n, k) == (9, 6) and expected == pytest.approx(3.9)
+    assert z == pytest.approx(2.1 / math.sqrt(2.769))
+    assert p == pytest.approx(0.10348, abs=1e-4)  # 1 - Phi(1.26199)
+    # y is compared with x and z (leave-one-out): q_2 = 9/16, q_3 = 2/3
+    n, k, expected, _, _ = agreement_test(rows, "y")
+    assert (n, k) == (20, 8) and expected == pytest.approx(10 * 9 / 16 + 10 * 2 / 3)
+
+
+def test_obvious_move_and_a_departure_to_the_best_of_the_rest(tmp_path: Path) -> None:
+    """a holds 8H QH on 10H (8 skips in classic): the obvious move is 8H (a sure win: it
+    skips b, then QH goes out); a plays QH instead: a departure with two alternatives left
+    (QH, draw), and the reference's best of those is QH (matched)."""
+    events = [
+        game("classic", options={"hand_size": 2}),
+        deal({"a": ["8H", "QH"], "b": ["9C", "KC"]}, "10H", top=["7S", "7C", "7D"]),
+    ]
+    e = engine_after(events)
+    acts = turn_alternatives(e, "a")
+    assert obvious_move(e, "a", acts).card == "8H"
+    log = tmp_path / "g.jsonl"
+    full = [*events, play("a", "QH"), call("a", "mau"), draw("b", "7S"), pass_("b"),
+            play("a", "8H"), call("a", "mau-mau"), round_end("a")]  # fmt: skip
+    log.write_text("".join(json.dumps(ev) + "\n" for ev in full), encoding="utf-8")
+    ingest([log], tmp_path / "ds")
+    rows, games, counts = sample_decisions(tmp_path / "ds", BotLikeness(rollouts=16, seed=1))
+    assert games == {"a": 1, "b": 1}
+    assert (counts["a"].decisions, counts["a"].departures, counts["a"].informative) == (2, 1, 1)
+    assert [(r.player, r.event_index, r.stratum, r.matched) for r in rows] == [("a", 2, "2", True)]
 
 
 @pytest.fixture(scope="module")

@@ -150,8 +150,11 @@ def test_pseudo_actions() -> None:
     t.do(Action("no_call", "a"))
     t.do(Action("call", "a", "mau"))
     assert t.events[-1].call == "mau"  # type: ignore[attr-defined]
+    before = len(t.events)
+    t.do(Action("round_end"))  # a policy that abandoned the round itself: nothing more
+    assert len(t.events) == before
     with pytest.raises(ValueError, match="cannot do"):
-        t.do(Action("round_end", "a"))
+        t.do(Action("shout", "a"))
 
 
 # ---------------------------------------------------------------- ladder and seasons
@@ -224,3 +227,58 @@ def test_ladder_figures_do_not_depend_on_jobs() -> None:
     one = ladder("standard", 2, 4, seed=9, bots=("random", "greedy"), jobs=1)
     two = ladder("standard", 2, 4, seed=9, bots=("random", "greedy"), jobs=2)
     assert [p.to_dict() for p in one] == [p.to_dict() for p in two]
+
+
+# ---------------------------------------------------------------- one source (session 3)
+
+
+def _digest(games) -> str:
+    import hashlib
+
+    from maumau_log.events import encode_event
+
+    d = hashlib.sha256()
+    for events in games:
+        for ev in events:
+            d.update(encode_event(ev) + b"\n")
+    return d.hexdigest()[:16]
+
+
+def test_the_simulator_plays_through_the_bot_table_and_its_files_did_not_change() -> None:
+    """The simulator's table is the bots' table and its bot the random bot's class; the
+    digests were taken before the two were made one source (commit 028dbdd)."""
+    from maumau_log.bots.policies import SimulatorBot
+    from maumau_log.sim import Bot, SimTable, simulate, simulate_matches
+    from maumau_log.sim_bias import PeekingTable, QuitterTable, simulate_with
+
+    assert issubclass(SimTable, BotTable) and Bot is SimulatorBot
+    assert issubclass(SimulatorBot, RandomPolicy)
+    assert _digest(simulate("classic", 2, 30, 5)) == "16a72babaec44edc"
+    assert _digest(simulate("serbian", 4, 30, 5)) == "ed621db629012b2c"  # jump-ins
+    assert _digest(simulate_matches("classic", 3, 3, 7)) == "242055ea999bcc47"
+    assert _digest(simulate_with(PeekingTable, "classic", 4, 40, 11)) == "494fad2997c4a304"
+    assert _digest(simulate_with(QuitterTable, "classic", 4, 40, 11)) == "db6ca3787a943d97"
+
+
+class _Rolls(random.Random):
+    def __init__(self, *values: float) -> None:
+        super().__init__(0)
+        self.values = list(values)
+
+    def random(self) -> float:
+        return self.values.pop(0)
+
+
+def test_simulator_bot_choices_by_hand() -> None:
+    bot = make_policy("random")
+    from maumau_log.sim import Bot
+
+    sim = Bot()
+    p1, p2 = Action("play", "a", "7H"), Action("play", "a", "8H")
+    draw, pas = Action("draw", "a", None), Action("pass", "a")
+    rolls = _Rolls(0.9)  # one roll only (which play): it plays while no draw is offered
+    assert sim.pick(rolls, [pas, p1]) == p1 and not rolls.values
+    assert sim.pick(_Rolls(), [pas]) == pas
+    assert sim.pick(_Rolls(0.07), [p1, p2, draw]) == draw  # 0.07 < voluntary_draw 0.08
+    assert sim.pick(_Rolls(0.5, 0.6), [p1, p2, draw]) == p2  # int(0.6 * 2) = 1
+    assert bot.voluntary_draw == sim.voluntary_draw == 0.08

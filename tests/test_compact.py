@@ -97,8 +97,9 @@ def test_interrupted_compact_leaves_the_dataset(
 def test_compact_cli(many: Path, tmp_path: Path) -> None:
     res = CliRunner().invoke(app, ["compact", str(many)])
     assert res.exit_code == 0, res.output
-    # games, results, events: 6 files each, 2 after (one per ruleset); matches: 1 file
-    assert "19 files -> 7" in res.stderr.replace("\n", " ")
+    # games, results, events and the three audit facts tables: 6 files each, 2 after (one per
+    # ruleset); matches: 1 file
+    assert "37 files -> 13" in res.stderr.replace("\n", " ")
     res = CliRunner().invoke(app, ["compact", str(tmp_path / "nope")])
     assert res.exit_code == 2 and "no such dataset" in res.stderr
     with pytest.raises(DatasetError):

@@ -57,8 +57,9 @@ def test_manifest_records_every_file_with_size_and_sha256(dataset: Path) -> None
     manifest = json.loads((dataset / store.MANIFEST).read_text())
     listed = [f for fs in manifest["files"].values() for f in fs]
     # three partitions (dates unknown, 2024-05-02, 2024-04-30) of games, results, events;
-    # the one violation in one
-    assert sorted(manifest["file_info"]) == sorted(listed) and len(listed) == 10
+    # the one violation in one; the audit facts: audit_games in all three, audit_seats and
+    # audit_events in the two partitions with a valid game
+    assert sorted(manifest["file_info"]) == sorted(listed) and len(listed) == 17
     for rel in listed:
         data = (dataset / rel).read_bytes()
         assert manifest["file_info"][rel] == {
@@ -103,8 +104,10 @@ def test_verify_whole_dataset(dataset: Path) -> None:
     assert doc["ok"] and doc["problems"] == []
     # 3 games (g1, g2 valid; g3 invalid), 2 players each, one per date partition: 3 files
     # each of games, results, events, and the one violation's
-    assert doc["rows"] == {"games": 3, "results": 6, "events": 44, "violations": 1, "matches": 0}
-    assert (doc["files"], doc["checksummed"], doc["checksums_not_recorded"]) == (10, 10, 0)
+    # and the audit facts: a row per game, a seat row per player of the valid games
+    assert doc["rows"] == {"games": 3, "results": 6, "events": 44, "violations": 1, "matches": 0,
+                           "audit_games": 3, "audit_seats": 4, "audit_events": 4}  # fmt: skip
+    assert (doc["files"], doc["checksummed"], doc["checksums_not_recorded"]) == (17, 17, 0)
     text = runner.invoke(app, ["verify", str(dataset)])
     assert "ok:" in text.output and "the tables agree" in text.output
 
@@ -154,7 +157,7 @@ def test_old_manifest_without_checksums_still_opens(dataset: Path) -> None:
     assert runner.invoke(app, ["stats", str(dataset), "--format", "json"]).exit_code == 0
     res = runner.invoke(app, ["verify", str(dataset)])
     assert res.exit_code == 0, res.output
-    assert "checksums not recorded for 10 of 10 files" in " ".join(res.output.split())
+    assert "checksums not recorded for 17 of 17 files" in " ".join(res.output.split())
     # a new ingest records its own files and keeps the old ones listed
     more = write_log(dataset.parent / "more.jsonl", [hand_games()[0]])
     ingest([more], dataset)

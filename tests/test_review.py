@@ -147,3 +147,27 @@ def test_an_invalid_game_is_reviewed_up_to_its_violation() -> None:
     rev = review_game(_events(evs), RULES, rollouts=5)
     assert rev.violation is not None and rev.violation.startswith("event 3:")
     assert [d.event_index for d in rev.decisions] == [2, 2]
+
+
+def test_the_monte_carlo_bots_own_decisions_are_rarely_flagged() -> None:
+    """Issue 14, "done when": on games the Monte Carlo bot played (the default 16 rollouts,
+    seat p1, against the random bot), review (K = 100, its own seed) flags fewer than 5% of
+    the bot's decisions; counted on two seeded rounds (bench/bench_review.py measures more)."""
+    import random
+
+    from maumau_log.bots import BotTable, MonteCarloPolicy, RandomPolicy
+    from maumau_log.bots.table import make_header
+    from maumau_log.sim import fair_shuffle
+
+    rules = resolve("classic")
+    verdicts: list[str] = []
+    for g in range(2):
+        rng = random.Random(f"test-review-mc:{g}")
+        header = make_header(rules, f"t-{g}", ["p1", "p2"], "p2", fair_shuffle(rng))
+        pol = {"p1": MonteCarloPolicy(16, seed=g), "p2": RandomPolicy()}
+        table = BotTable.new_round(rules, header, pol, rng)
+        table.play_round()
+        rev = review_game(table.events, rules, player="p1", rollouts=100, seed=14)
+        verdicts += [d.verdict for d in rev.decisions]
+    assert len(verdicts) >= 10
+    assert verdicts.count("mistake") < 0.05 * len(verdicts)  # "flagged": judged a mistake

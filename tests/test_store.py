@@ -16,7 +16,12 @@ from maumau_log.store import DatasetError, DatasetWriter, read_manifest, scan
 
 
 def _rows(dataset: Path) -> dict[str, int]:
-    return {t: scan(dataset, t).collect().height for t in store.TABLES}
+    return {t: scan(dataset, t).collect().height for t in store.TABLES
+            if t not in store.AUDIT_TABLES}  # fmt: skip
+
+
+def _audit_rows(dataset: Path) -> dict[str, int]:
+    return {t: scan(dataset, t).collect().height for t in store.AUDIT_TABLES}
 
 
 def _snapshot(dataset: Path) -> dict[str, bytes]:
@@ -52,6 +57,8 @@ def test_layout_metadata_and_compression(tmp_path: Path, logs: Path) -> None:
             assert schema_meta[b"maumau_log.table"] == table.encode()
             assert meta.row_group(0).column(0).compression == "ZSTD"
     assert _rows(ds) == {"games": 3, "results": 6, "events": 44, "violations": 1}
+    # audit facts: a row per game with a header, a seat row per player of the 2 valid games
+    assert _audit_rows(ds) == {"audit_games": 3, "audit_seats": 4, "audit_events": 4}
 
 
 def test_reingest_adds_nothing(tmp_path: Path, logs: Path) -> None:

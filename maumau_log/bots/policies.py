@@ -1,16 +1,21 @@
 """The simple bots: random (the simulator's habits) and a greedy heuristic.
 
-Both choose among the engine's legal actions only (:meth:`Engine.legal_actions`), so they
+They choose among the engine's legal actions only (:meth:`Engine.legal_actions`), so they
 play every preset. Randomness is the table's generator (``random()`` only): a seeded table
-plays the same game every time.
+plays the same game every time. The random bot is the one source of the simulator's
+players too: :class:`SimulatorBot` is :class:`RandomPolicy` with the simulator's own
+order of choices (it decides for every seat from the engine's whole list of legal actions),
+kept exactly so that a seed of ``simulate`` still gives the same file byte for byte, and the
+ladder's published figures still come from their seeds.
 """
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 
 from ..cards import SUITS
-from ..engine import Action
+from ..engine import OUT, Action
 from .table import BotTable, Policy
 
 
@@ -21,9 +26,10 @@ def held_suits(table: BotTable, player: str) -> Counter[str]:
 
 
 class RandomPolicy(Policy):
-    """The simulator's random bot (:class:`maumau_log.sim.Bot` habits): a random legal play,
-    now and then a voluntary draw where allowed, the suit held most; it forgets or miscalls
-    calls and catches others' faults by chance.
+    """The ladder's random bot (the simulator's habits, see :class:`SimulatorBot` for the
+    three it does differently): a random legal play of its own, now and then a voluntary
+    draw or pass where allowed, the suit held most; it forgets or miscalls calls and catches
+    others' faults by chance.
 
     Args:
         voluntary_draw, forget_call, wrong_call, catch: chances in 0..1 (the simulator's
@@ -64,6 +70,82 @@ class RandomPolicy(Policy):
     def jump(self, table: BotTable, player: str, actions: list[Action]) -> Action | None:
         """Jump in with chance ``jump_chance``."""
         return actions[0] if table.rng.random() < self.jump_chance else None
+
+
+class SimulatorBot(RandomPolicy):
+    """The simulator's random bot (:func:`maumau_log.sim.simulate`; ``maumau_log.sim.Bot``
+    is this class): one instance decides for every seat of a
+    :class:`~maumau_log.sim.SimTable`.
+
+    It differs from :class:`RandomPolicy` in three habits, all kept as they were so that
+    simulated files stay the same for the same seed: it chooses from the engine's whole
+    list of legal actions (:meth:`pick`: anyone's jump-in included), it never passes while
+    it can play and draw is not offered, and it never says a wrong going-out word (it
+    forgets it with chance ``forget_call``). The suit it names is the suit most cards of
+    the hand show, wild cards included (:meth:`suit_for`). A fault is caught with chance
+    ``catch`` by one other player drawn at random (the table's
+    :meth:`~maumau_log.sim.SimTable.catcher`).
+
+    Args:
+        voluntary_draw, forget_call, wrong_call, catch: chances in 0..1 (defaults 0.08,
+            0.15, 0.05, 0.6).
+    """
+
+    name = "simulator"
+
+    def __init__(
+        self,
+        voluntary_draw: float = 0.08,
+        forget_call: float = 0.15,
+        wrong_call: float = 0.05,
+        catch: float = 0.6,
+    ) -> None:
+        super().__init__(voluntary_draw, forget_call, wrong_call, catch)
+
+    def pick(self, rng: random.Random, acts: list[Action]) -> Action:
+        """One of ``acts`` (any players'): a random play, now and then a draw instead
+        (chance ``voluntary_draw``, only where a draw is offered), else the first draw,
+        else the first pass, else any action at random (a suit choice: the named suit is
+        then :meth:`suit_for`'s)."""
+        plays = [a for a in acts if a.kind == "play"]
+        draws = [a for a in acts if a.kind == "draw"]
+        passes = [a for a in acts if a.kind == "pass"]
+        if plays and (not draws or rng.random() >= self.voluntary_draw):
+            return plays[int(rng.random() * len(plays))]
+        if draws:
+            return draws[0]
+        if passes:
+            return passes[0]
+        return acts[int(rng.random() * len(acts))]
+
+    def suit_for(self, table: BotTable, player: str) -> str:
+        """The suit to name: the one most cards in ``player``'s hand end with (wild cards
+        counted by their own suit), ties at random."""
+        hand = table.engine.hands[player]
+        counts = {s: sum(1 for c in hand if c.endswith(s)) for s in SUITS}
+        best = max(counts.values())
+        options = [s for s in SUITS if counts[s] == best]
+        return options[int(table.rng.random() * len(options))]
+
+    def choose(self, table: BotTable, player: str, actions: list[Action]) -> Action:
+        """:meth:`pick` from ``actions``; a suit choice names :meth:`suit_for`'s suit."""
+        act = self.pick(table.rng, actions)
+        if act.kind == "suit":
+            return Action("suit", player, self.suit_for(table, player))
+        return act
+
+    def say(self, table: BotTable, player: str, word: str) -> str | None:
+        """Always one roll: the going-out word is said unless forgotten (chance
+        ``forget_call``); the last-card word is forgotten, or wrong (chance
+        ``wrong_call``), or said."""
+        roll = table.rng.random()
+        if table.engine.phase == OUT:
+            return word if roll >= self.forget_call else None
+        if roll < self.forget_call:
+            return None
+        if roll < self.forget_call + self.wrong_call:
+            return "mau" if word != "mau" else "last card"
+        return word
 
 
 def rollout_policy() -> RandomPolicy:

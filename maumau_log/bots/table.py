@@ -3,15 +3,19 @@
 :class:`BotTable` turns a policy's chosen :class:`~maumau_log.engine.Action` into events
 (the cards of a draw come from the top of the stock, an empty stock is reshuffled, calls
 follow a play, other players catch open call faults) and applies every event to the engine
-first, exactly as :mod:`maumau_log.sim` does: a bot game is legal by construction under our
-reading of the rules. It serves three uses:
+first: a bot game is legal by construction under our reading of the rules. It is THE one
+event builder: the simulator (:mod:`maumau_log.sim`, its table a subclass that lets one
+random bot decide for every seat) and the planted-bias tables of :mod:`maumau_log.sim_bias`
+build their events here too. It serves four uses:
 
+- the simulator's rounds and matches (:class:`maumau_log.sim.SimTable`);
 - whole rounds with a header and a deal, for the ladder and the simulated seasons
   (:meth:`BotTable.new_round`, :meth:`BotTable.play_round`);
 - rollouts from a (determinized) mid-round state, for the Monte Carlo bot and ``review``
   (:meth:`BotTable.do` one action, then :meth:`BotTable.run`, :meth:`BotTable.result`);
 - the pseudo-actions a review weighs besides the engine's legal actions: ``call`` (say the
-  due word), ``no_call`` (say nothing) and ``accept_skip`` (take a skip one could answer).
+  due word), ``no_call`` (say nothing) and ``accept_skip`` (take a skip one could answer);
+  ``round_end`` does nothing (a policy that abandoned the round returns it).
 
 Randomness comes from one ``random.Random`` through ``random()`` only (repeatable).
 """
@@ -41,6 +45,7 @@ from ..events import (
     RoundEnd,
     SuitChoice,
 )
+from ..matches import RoundContext
 from ..rules import Ruleset
 from ..scoring import round_scores
 from ..shuffle import deal as fair_deal
@@ -78,6 +83,19 @@ class Policy:
         """A jump-in out of turn (PRESETS.md ruling 7), or None to wait: by default the
         first one offered (a card fewer in hand)."""
         return actions[0]
+
+    def say(self, table: BotTable, player: str, word: str) -> str | None:
+        """What ``player`` says when ``word`` is due (PRESETS.md ruling 9): ``word``, a
+        wrong word (``mau`` for any other word, ``last card`` for ``mau``) with chance
+        :attr:`wrong_call`, or None (forgotten) with chance :attr:`forget_call`; one roll of
+        the table's generator when either chance is set."""
+        if self.forget_call or self.wrong_call:
+            roll = table.rng.random()
+            if roll < self.forget_call:
+                return None
+            if roll < self.forget_call + self.wrong_call:
+                return "mau" if word != "mau" else "last card"
+        return word
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,9 +158,11 @@ class BotTable:
         header: Game,
         policies: Mapping[str, Policy],
         rng: random.Random,
+        match: RoundContext | None = None,
     ) -> BotTable:
-        """A table for a new round: the engine of ``header``, events starting with it."""
-        table = cls(Engine(rules, header), policies, rng)
+        """A table for a new round: the engine of ``header`` (a match round with its
+        ``match`` context: dealt hand sizes, totals), events starting with it."""
+        table = cls(Engine(rules, header, match), policies, rng)
         table.events.append(header)
         return table
 
@@ -166,15 +186,17 @@ class BotTable:
         return result
 
     def deal(self) -> None:
-        """Deal by the provably fair shuffle of the header's seed (``shuffle.py``)."""
+        """Deal by the provably fair shuffle of the header's seed (``shuffle.py``); a match
+        round deals the hand sizes its context sets (``loser_hand_shrink``, ruling 14)."""
         rules, e = self.rules, self.engine
         assert e.fair_seed is not None
         size = rules.hand_size_for(e.n)
+        sizes = dict(e.match.hand_sizes) if e.match is not None and e.match.hand_sizes else {}
+        sizes = {p: sizes.get(p, size) for p in e.players}
         redeal = {c for c, info in rules.cards.items() if info.redeal}
         dealt, starter, stock = fair_deal(
-            shuffled(rules.pack, e.fair_seed), e.players, e.dealer, dict.fromkeys(e.players, size),
-            redeal,
-        )  # fmt: skip
+            shuffled(rules.pack, e.fair_seed), e.players, e.dealer, sizes, redeal
+        )
         hands: dict[str, list[str] | HandCount] = {}
         hands.update(dealt)
         self.emit(Deal(hands=hands, starter=starter, stock=stock))
@@ -256,6 +278,8 @@ class BotTable:
         player's calls, a draw by a reshuffle when the stock is empty)."""
         e = self.engine
         self.actions += 1
+        if act.kind == "round_end":
+            return  # the policy ended the round itself (an abandon)
         player = act.player
         assert player is not None
         kind = act.kind
@@ -301,27 +325,21 @@ class BotTable:
         word = due_call(e, player)
         if word is None:
             return
-        policy = self.policies[player]
-        if policy.forget_call or policy.wrong_call:
-            roll = self.rng.random()
-            if roll < policy.forget_call:
-                return
-            if roll < policy.forget_call + policy.wrong_call:
-                word = "mau" if word != "mau" else "last card"
-        self.emit(Call(player=player, call=word))
+        said = self.policies[player].say(self, player, word)
+        if said is not None:
+            self.emit(Call(player=player, call=said))
 
     def catches(self) -> None:
-        """Catch open call faults: the other players in seat order, each with its policy's
-        chance, until one does (PRESETS.md ruling 10)."""
+        """Catch open call faults (PRESETS.md ruling 10): for each player with an open
+        fault, in name order, :meth:`catcher` says who catches it, and the penalty cards
+        are drawn from the stock (reshuffled when it runs out)."""
         e = self.engine
         if not e.faults:
             return
         for player in sorted(e.faults):
             if e.awaiting_suit is not None:
                 return  # a catch reopened the round: the wild card's suit comes first
-            if player not in e.faults:
-                continue
-            by = self._catcher(player)
+            by = self.catcher(player)
             if by is None:
                 continue
             reason = e.faults[player]
@@ -337,8 +355,13 @@ class BotTable:
                 if e.penalty_owed is None:
                     break
 
-    def _catcher(self, player: str) -> str | None:
+    def catcher(self, player: str) -> str | None:
+        """Who catches ``player``'s open call fault, or None (no open fault any more, or
+        nobody catches it): the other players in seat order, each with its policy's
+        :attr:`Policy.catch` chance, until one does."""
         e = self.engine
+        if player not in e.faults:
+            return None
         seat = e.players.index(player)
         for i in range(1, e.n):
             other = e.players[(seat + i) % e.n]

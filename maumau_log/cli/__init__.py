@@ -229,7 +229,7 @@ _COMMAND_MODULES = {
     "ingest": "data_cmds",
     "stats": "data_cmds",
     "game": "data_cmds",
-    "match": "data_cmds",
+    "match": "match_cmds",
     "query": "data_cmds",
     "analyze": "data_cmds",
     "audit": "audit_cmds",
@@ -253,6 +253,7 @@ _ALL_MODULES = (
     "data_cmds",
     "dispute_cmds",
     "import_cmds",
+    "match_cmds",
     "replay_cmds",
     "verify_cmds",
 )

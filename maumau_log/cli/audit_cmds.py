@@ -57,7 +57,8 @@ def skipped_line(report: AuditReport) -> str | None:
 
 def _text_report(report: AuditReport) -> None:
     err.print(
-        f"{report.games} games ({report.valid} valid, {report.replayed} replayed); "
+        f"{report.games} games ({report.valid} valid, {report.replayed} "
+        f"{'with facts from the ingest' if report.facts_from == 'ingest' else 'replayed'}); "
         f"{len(report.tested)} tests run, {len(report.findings) - len(report.tested)} skipped; "
         f"Holm-corrected at alpha {report.alpha} (min {report.min_games} games per test)",
         highlight=False,
@@ -139,16 +140,26 @@ def audit_cmd(
         bool,
         typer.Option(
             "--bot-likeness",
-            help="Also test whether players decide like the Monte Carlo bot (costs rollouts).",
+            help="Also test whether players leave the obvious move for the Monte Carlo bot's "
+            "(costs rollouts).",
         ),
     ] = False,
     bot_rollouts: Annotated[
-        int, typer.Option("--bot-rollouts", help="The bot-likeness test's rollouts.")
+        int, typer.Option("--bot-rollouts", help="The bot-likeness reference's rollouts.")
     ] = 32,
     bot_decisions: Annotated[
-        int, typer.Option("--bot-decisions", help="Decisions sampled per player.")
+        int,
+        typer.Option("--bot-decisions", help="Departures from the obvious move valued per player."),
     ] = 200,
     bot_seed: Annotated[int, typer.Option("--bot-seed", help="The test's seed.")] = 0,
+    replay: Annotated[
+        bool,
+        typer.Option(
+            "--replay",
+            help="Replay the stored events instead of reading the facts the ingest recorded "
+            "(slow: a cross-check; datasets written before the facts tables always replay).",
+        ),
+    ] = False,
 ) -> None:
     """Audit a dataset: fairness of the deal, seat advantage, suspicious play, invalid games.
 
@@ -168,7 +179,9 @@ def audit_cmd(
         raise typer.BadParameter("must be at least 1", param_hint="--bot-rollouts/--bot-decisions")
     settings = BotLikeness(bot_rollouts, bot_decisions, bot_seed) if bot_likeness else None
     try:
-        report = audit(dataset, alpha=alpha, min_games=min_games, bot_likeness=settings)
+        report = audit(
+            dataset, alpha=alpha, min_games=min_games, bot_likeness=settings, replay=replay
+        )
     except DatasetError as exc:
         fail(str(exc))
     except (pl.exceptions.PolarsError, pa.ArrowException) as exc:

@@ -10,26 +10,20 @@ game, bad SQL) is one line on stderr and exit 2.
 from __future__ import annotations
 
 import contextlib
-import io
 import json
-import os
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import polars as pl
 import typer
-from rich import box
-from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
 from ..logfile import LogReadError
-from ..records import IngestSummary, StoredGame, StoredMatch, ingest, load_game, load_match
 from ..rules import RulesetError, find_preset
 from ..runners import Runner
-from ..sqlguard import BadQuery, QueryRefused, check_query
 from ..stats import STATS_BY, filter_matches, filter_results, match_stats, player_stats
 from ..store import DatasetError, scan, scan_all
 from . import (
@@ -43,141 +37,40 @@ from . import (
     out,
     safe,
 )
+from .frames import (
+    DatasetArg,
+    _check_format,
+    _emit,
+    _panel,
+    _print_board,
+    _print_table,
+    _rich_table,
+)
 from .replay_cmds import RulesOpt, ValidationRun, load_rules_file, resolve_inputs
 from .run_opts import AddressOpt, EngineOpt, JobsOpt, make_runner, shard_progress
-from .tables import BOARD_COLUMNS, MATCH_BOARD_COLUMNS, BoardColumn, board_table, pick_columns
+from .tables import MATCH_BOARD_COLUMNS
+
+if TYPE_CHECKING:
+    from ..records import IngestSummary, StoredGame
+
+
+def ingest(*args: Any, **kwargs: Any) -> IngestSummary:
+    """:func:`maumau_log.records.ingest`, imported when called (``stats`` and ``query``
+    start faster without the collector and Arrow compute)."""
+    from ..records import ingest as run
+
+    return run(*args, **kwargs)
+
+
+def load_game(*args: Any, **kwargs: Any) -> StoredGame:
+    """:func:`maumau_log.records.load_game`, imported when called."""
+    from ..records import load_game as run
+
+    return run(*args, **kwargs)
+
 
 DEFAULT_DATASET = Path("maumau-data")
 """Where ``analyze`` keeps its dataset when ``--out`` is not given."""
-
-FORMATS = ("table", "csv", "json", "parquet")
-
-DatasetArg = Annotated[Path, typer.Argument(help="A dataset folder made by ingest.")]
-
-
-# ---------------------------------------------------------------------------------------
-# Output helpers
-
-
-def _flatten(df: pl.DataFrame) -> pl.DataFrame:
-    """Nested columns to text (CSV and tables have no lists): lists joined by spaces."""
-    fixes = []
-    for name, dtype in df.schema.items():
-        if isinstance(dtype, pl.List) and isinstance(dtype.inner, pl.Struct):
-            fixes.append(  # matches.totals: JSON, [{"player": ..., "total": ...}, ...]
-                pl.col(name)
-                .map_elements(lambda s: json.dumps(s.to_list()), return_dtype=pl.String)
-                .alias(name)
-            )
-        elif isinstance(dtype, pl.List):
-            fixes.append(pl.col(name).cast(pl.List(pl.String)).list.join(" ").alias(name))
-        elif isinstance(dtype, pl.Struct | pl.Array | pl.Object):
-            fixes.append(pl.col(name).map_elements(str, return_dtype=pl.String).alias(name))
-    return df.with_columns(fixes) if fixes else df
-
-
-def _cell(value: Any) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, float):
-        return f"{value:.3f}"
-    if isinstance(value, list):
-        return " ".join(str(v) for v in value)
-    return str(value)
-
-
-def _rich_table(df: pl.DataFrame, title: str | None = None) -> Table:
-    table = Table(title=title, highlight=False, box=box.SIMPLE_HEAD)
-    for name, dtype in df.schema.items():
-        numeric = dtype.is_numeric()
-        table.add_column(name, justify="right" if numeric else "left", overflow="fold")
-    for row in df.iter_rows():
-        table.add_row(*(Text(clean(_cell(v))) for v in row))
-    return table
-
-
-def _width() -> int | None:
-    """The width tables must fit: the terminal's, or ``COLUMNS``; None when stdout is a
-    file or a pipe (whole rows)."""
-    if out.is_terminal or os.environ.get("COLUMNS", "").isdigit():
-        return int(out.width)
-    return None
-
-
-def _print_board(
-    df: pl.DataFrame,
-    title: str,
-    columns: tuple[BoardColumn, ...] = BOARD_COLUMNS,
-    *,
-    wide: bool = False,
-    names: str | None = None,
-) -> None:
-    """A leaderboard that fits the terminal; the statistics left out named in one line."""
-    try:
-        chosen = pick_columns(columns, names)
-    except ValueError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--columns") from exc
-    width = None if wide else _width()
-    table, left_out = board_table(df, title, chosen, width)
-    if width is None:
-        Console(width=max(250, int(out.width)), soft_wrap=True, highlight=False).print(table)
-    else:
-        out.print(table, soft_wrap=False)
-    if left_out:
-        err.print(
-            f"[dim]not shown at {width} columns: {safe(', '.join(left_out))} "
-            "(--wide shows every column, --columns chooses)[/]",
-            highlight=False,
-        )
-
-
-def _print_table(table: Table) -> None:
-    """Print a table on stdout at the terminal's width; when stdout is not a terminal, at
-    ``COLUMNS`` if set, else 250 columns (a file gets whole rows)."""
-    if out.is_terminal or os.environ.get("COLUMNS", "").isdigit():
-        out.print(table, soft_wrap=False)
-    else:
-        Console(width=250, soft_wrap=True, highlight=False).print(table)
-
-
-def _emit(df: pl.DataFrame, fmt: str, dest: Path | None, title: str | None = None) -> None:
-    """Print or write ``df`` as table, csv, json or parquet."""
-    if fmt == "parquet":
-        if dest is None:
-            fail("--format parquet needs --out FILE")
-        try:
-            df.write_parquet(dest, compression="zstd")
-        except OSError as exc:
-            fail(f"{dest}: cannot write: {exc.strerror or exc}")
-        err.print(f"wrote {df.height} rows to {dest}", highlight=False)
-        return
-    if fmt == "table":
-        if dest is not None:
-            fail("--out is for --format csv, json or parquet")
-        _print_table(_rich_table(df, title))
-        return
-    text = _flatten(df).write_csv() if fmt == "csv" else _json_rows(df)
-    if dest is None:
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
-        sys.stdout.flush()
-        return
-    try:
-        dest.write_text(text, "utf-8")
-    except OSError as exc:
-        fail(f"{dest}: cannot write: {exc.strerror or exc}")
-    err.print(f"wrote {df.height} rows to {dest}", highlight=False)
-
-
-def _json_rows(df: pl.DataFrame) -> str:
-    buf = io.StringIO()
-    json.dump(df.to_dicts(), buf, default=str)
-    return buf.getvalue()
-
-
-def _check_format(fmt: str) -> str:
-    if fmt not in FORMATS:
-        raise typer.BadParameter(f"must be one of {', '.join(FORMATS)}", param_hint="--format")
-    return fmt
 
 
 _QUERY_FAULTS = (
@@ -399,11 +292,6 @@ def stats_cmd(
     _emit(df, fmt, dest)
 
 
-def _panel(panel: Panel) -> None:
-    """Print a panel folding long lines (a path) inside it, never cutting them."""
-    out.print(panel, soft_wrap=False)
-
-
 def _render_game(g: StoredGame) -> None:
     game = g.game
     head = Table.grid(padding=(0, 2))
@@ -561,202 +449,6 @@ def game_cmd(
     _render_game(g)
 
 
-# ---------------------------------------------------------------------------------------
-# Matches: the score sheet and the chart of running totals
-
-CHARTS = ("png", "html", "terminal")
-"""What ``match --chart`` draws: a PNG file (matplotlib), a self-contained HTML file
-(plotly, its JavaScript embedded: no network needed to open it) or text on the terminal."""
-
-_PLOT_HINT = "pip install 'maumau-log[plot]'"
-
-
-def _when(t: Any) -> str:
-    return t.strftime("%Y-%m-%d %H:%M:%S") if t is not None else "-"
-
-
-def _render_match(m: StoredMatch) -> None:
-    """The match's header and its score sheet, round by round."""
-    match = m.match
-    head = Table.grid(padding=(0, 2))
-    head.add_column(style="bold")
-    head.add_column()
-    if match["valid"]:
-        status = "[green]valid[/]"
-    else:
-        why = []
-        if match["valid_rounds"] < match["rounds"]:
-            why.append(f"{match['rounds'] - match['valid_rounds']} invalid round(s)")
-        if not match["over"]:
-            why.append("not over")
-        elif not match["ended"]:
-            why.append("no match_end")
-        status = "[red]invalid[/]" + (f" ({safe(', '.join(why))})" if why else "")
-    if match["winner"] is not None:
-        outcome = str(match["winner"])
-    elif match["draw"]:
-        outcome = "draw"
-    else:
-        outcome = "-"
-    totals = "  ".join(f"{p} {t}" for p, t in match["totals"].items())
-    for key, value in (
-        ("match", match["match_id"]),
-        ("ruleset", match["ruleset"]),
-        ("players", " ".join(m.players)),
-        ("rounds", f"{match['rounds']} stored, {match['valid_rounds']} valid"),
-        ("totals", totals),
-        ("winner", outcome),
-        ("ingested", f"{_when(match['first_ingest'])} .. {_when(match['last_ingest'])}"),
-    ):
-        head.add_row(key, value if isinstance(value, Text) else Text(clean(str(value))))
-    head.add_row("status", status)
-    _panel(Panel(head, title="Match", expand=False))
-    sheet = Table(title="Score sheet", highlight=False, box=box.SIMPLE_HEAD)
-    for col in ("round", "dealer", "winner"):
-        sheet.add_column(col, justify="right" if col == "round" else "left")
-    for p in m.players:
-        sheet.add_column(f"{p}\nscore", justify="right")
-        sheet.add_column(f"{p}\ntotal", justify="right")
-    for r in m.rounds:
-        cells = [
-            str(r["round"] if r["round"] is not None else "-"),
-            r["dealer"] or "-",
-            (r["winner"] or "-") if r["valid"] else "invalid",
-        ]
-        for p in m.players:
-            score, total = r["scores"].get(p), r["totals"].get(p)
-            cells.append("-" if score is None else str(score))
-            cells.append("-" if total is None else str(total))
-        sheet.add_row(*(Text(clean(c)) for c in cells))
-    _print_table(sheet)
-
-
-def _series(m: StoredMatch) -> tuple[list[int], dict[str, list[int | None]]]:
-    """Rounds (0 for the start) and each player's running total after them (None: unknown)."""
-    xs = [0]
-    ys: dict[str, list[int | None]] = {p: [0] for p in m.players}
-    for r in m.rounds:
-        if r["round"] is None:
-            continue
-        xs.append(r["round"])
-        for p in m.players:
-            ys[p].append(r["totals"].get(p))
-    return xs, ys
-
-
-def _terminal_chart(m: StoredMatch, width: int = 40) -> None:
-    """Running totals as text bars: one line per player per round."""
-    xs, ys = _series(m)
-    values = [abs(v) for vals in ys.values() for v in vals if v is not None]
-    top = max(values, default=0) or 1
-    colours = ("cyan", "magenta", "yellow", "green", "blue", "red")
-    name_w = max((len(p) for p in m.players), default=1)
-    lines = Text()
-    for i, x in enumerate(xs[1:], start=1):
-        for k, p in enumerate(m.players):
-            label = f"r{x:<3} " if k == 0 else " " * 5
-            lines.append(label + p.ljust(name_w) + " ")
-            v = ys[p][i]
-            if v is None:
-                lines.append("?\n", style="dim")
-                continue
-            n = round(width * abs(v) / top)
-            lines.append(("█" if v >= 0 else "░") * n, style=colours[k % len(colours)])
-            lines.append(f" {v}\n")
-    _panel(Panel(lines, title=f"Running totals: {m.match['match_id']}", expand=False))
-
-
-def _png_chart(m: StoredMatch) -> bytes:
-    try:
-        from matplotlib.figure import Figure
-        from matplotlib.ticker import MaxNLocator
-    except ImportError:
-        fail(f"--chart png needs matplotlib: {_PLOT_HINT}")
-    xs, ys = _series(m)
-    fig = Figure(figsize=(8, 4.5), dpi=100, layout="constrained")
-    ax = fig.add_subplot()
-    for p, vals in ys.items():
-        ax.plot(xs, [float("nan") if v is None else v for v in vals], marker="o", label=p)
-    ax.set_title(f"Match {m.match['match_id']} ({m.match['ruleset']}): running totals")
-    ax.set_xlabel("round")
-    ax.set_ylabel("total")
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.grid(True, alpha=0.3)
-    ax.legend()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png")  # Figure without pyplot: no GUI backend, no global state
-    return buf.getvalue()
-
-
-def _html_chart(m: StoredMatch) -> bytes:
-    try:
-        import plotly.graph_objects as go
-    except ImportError:
-        fail(f"--chart html needs plotly: {_PLOT_HINT}")
-    xs, ys = _series(m)
-    fig = go.Figure()
-    for p, vals in ys.items():
-        fig.add_trace(go.Scatter(x=xs, y=vals, mode="lines+markers", name=p))
-    fig.update_layout(
-        title=f"Match {m.match['match_id']} ({m.match['ruleset']}): running totals",
-        xaxis={"title": {"text": "round"}, "dtick": 1},
-        yaxis={"title": {"text": "total"}},
-    )
-    # include_plotlyjs=True embeds plotly.js: the file opens offline (no CDN)
-    html = fig.to_html(include_plotlyjs=True, full_html=True)
-    return str(html).encode("utf-8")
-
-
-@app.command("match")
-def match_cmd(
-    dataset: DatasetArg,
-    match_id: Annotated[str, typer.Argument(help="The match's id.")],
-    chart: Annotated[
-        str | None, typer.Option("--chart", help="Chart the running totals: png, html or terminal.")
-    ] = None,
-    dest: Annotated[
-        Path | None, typer.Option("--out", help="The chart file (for --chart png or html).")
-    ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
-) -> None:
-    """A match's score sheet round by round (dealer, winner, every player's round score and
-    running total) and a chart of the running totals.
-
-    --chart terminal draws text bars below the sheet; --chart png (matplotlib) and --chart
-    html (plotly, self-contained) write --out FILE (install with the \\[plot] extra). --json
-    prints {"match": the matches row, "rounds": [{round, game_id, dealer, winner, valid,
-    scores, totals}, ...]} instead of the sheet.
-    """
-    if chart is not None and chart not in CHARTS:
-        fail(f"--chart must be one of {', '.join(CHARTS)}, not {chart!r}")
-    if chart in ("png", "html") and dest is None:
-        fail(f"--chart {chart} needs --out FILE")
-    if dest is not None and chart not in ("png", "html"):
-        fail("--out is for --chart png or html")
-    if as_json and chart == "terminal":
-        fail("--chart terminal prints on the terminal; with --json use --chart png or html")
-    try:
-        m = load_match(dataset, match_id)
-    except DatasetError as exc:
-        fail(str(exc))
-    except pl.exceptions.PolarsError as exc:
-        fail(dataset_read_error(exc, dataset))
-    if chart in ("png", "html"):
-        assert dest is not None
-        data = _png_chart(m) if chart == "png" else _html_chart(m)
-        try:
-            dest.write_bytes(data)
-        except OSError as exc:
-            fail(f"{dest}: cannot write: {exc.strerror or exc}")
-        err.print(f"wrote the {chart} chart ({len(data):,} bytes) to {dest}", highlight=False)
-    if as_json:
-        sys.stdout.write(json.dumps(m.to_dict(), default=str) + "\n")
-        return
-    _render_match(m)
-    if chart == "terminal":
-        _terminal_chart(m)
-
-
 @app.command("query")
 def query_cmd(
     dataset: DatasetArg,
@@ -772,6 +464,8 @@ def query_cmd(
     matches."""
     if fmt not in ("table", "csv", "json"):
         raise typer.BadParameter("must be table, csv or json", param_hint="--format")
+    from ..sqlguard import BadQuery, QueryRefused, check_query  # sqlglot: only for query
+
     try:
         frames = scan_all(dataset)
         check_query(sql, frames)
@@ -835,7 +529,9 @@ __all__ = [
     "analyze_cmd",
     "game_cmd",
     "ingest_cmd",
-    "match_cmd",
     "query_cmd",
     "stats_cmd",
 ]
+
+
+from . import match_cmds  # noqa: E402, F401  (registers ``match``: one module before the split)

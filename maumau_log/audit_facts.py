@@ -1,0 +1,255 @@
+"""The audit's facts, recorded while the ingest replays a game (issue 11).
+
+The audit needs what the engine knows during a replay and the tables do not hold: first
+hands (power cards per seat), catchable call faults and who caught them, whether a drawn
+card could be played, decision times from ``t``, standings at an abandon. Replaying every
+game again at audit time costs as much as the ingest; so the ingest's replay (the shard
+function, on every core and under Ray) records these facts as rows of the tables
+``audit_games``, ``audit_seats`` and ``audit_events``
+(:data:`~maumau_log.store.AUDIT_GAMES_SCHEMA` ...), and the audit aggregates them with
+Polars (:mod:`maumau_log.audit_tables`).
+
+:class:`GameFactsRecorder` is driven by :class:`~maumau_log.collector.RecordCollector`: one
+``begin`` per game, one ``event`` per accepted event (after the engine applied it), one
+``rows`` at the end. Its facts are those of :func:`maumau_log.audit_collect._replay` (the
+replay path, kept for datasets written before these tables), event for event.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from .events import Abandon, Deal, Draw, Game, Pass, Penalty, Play
+from .rules import Ruleset
+from .store import AUDIT_POWERS, UNKNOWN
+
+CALL_REASONS = ("missed_call", "wrong_call")
+"""Penalty reasons of a caught call fault (PRESETS.md ruling 10)."""
+
+DRAW_REASONS = ("no_play", "voluntary")
+"""The draw reasons the ``draws`` test compares (a choice of the drawing player)."""
+
+_EMPTY: dict[str, str] = {}
+
+
+def time_ms(value: Any) -> float | None:
+    """An event's ``t`` in milliseconds: epoch milliseconds as given, ISO text converted,
+    anything else None (FORMAT.md, common fields)."""
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+        return dt.timestamp() * 1000.0
+    return None
+
+
+def header_client(header: Game | None) -> str:
+    """The client that wrote a game: the header's ``meta.client``, else ``meta.engine``,
+    else :data:`~maumau_log.store.UNKNOWN` (the ``invalid`` test's groups)."""
+    meta = header.meta if header is not None else None
+    if not isinstance(meta, dict):
+        return UNKNOWN
+    value = meta.get("client") or meta.get("engine")
+    return str(value) if value else UNKNOWN
+
+
+_POWER_CACHE: dict[str, dict[str, tuple[int, ...]]] = {}
+
+
+def card_power_slots(rules: Ruleset) -> dict[str, tuple[int, ...]]:
+    """Card to the indexes in :data:`~maumau_log.store.AUDIT_POWERS` of its powers (cached
+    per ruleset key)."""
+    slots = _POWER_CACHE.get(rules.key)
+    if slots is None:
+        slots = {
+            card: tuple(i for i, power in enumerate(AUDIT_POWERS) if getattr(info, power))
+            for card, info in rules.cards.items()
+        }
+        _POWER_CACHE[rules.key] = slots
+    return slots
+
+
+class GameFactsRecorder:
+    """One game's audit facts, gathered during its replay (see the module docstring)."""
+
+    __slots__ = (
+        "abandons", "behind", "catches", "cf", "decisions", "draws", "faults", "hands",
+        "keys", "moments", "players", "prev", "prev_faults", "prev_player", "prev_t",
+        "rules", "starter",
+    )  # fmt: skip
+
+    def __init__(self) -> None:
+        self.players: list[str] = []
+        self.rules: Ruleset | None = None
+        self.begin(None, None)
+
+    def begin(self, header: Game | None, rules: Ruleset | None) -> None:
+        """Start a game (its header, its ruleset when it resolved)."""
+        self.players = list(header.players) if header is not None else []
+        self.rules = rules
+        self.prev_t = time_ms(header.t) if header is not None else None
+        self.prev_player: str | None = None
+        self.prev: list[int] | None = None  # hand sizes after the previous event
+        self.keys: list[str] = []
+        self.prev_faults: dict[str, str] = _EMPTY
+        self.cf: dict[str, int] = {}
+        self.hands: dict[str, list[str]] | None = None
+        self.starter: str | None = None
+        self.faults: list[tuple[str, int]] = []
+        self.catches: list[tuple[str, str, int]] = []
+        self.draws: list[tuple[str, str, bool, int]] = []
+        self.decisions: list[tuple[str, float, int]] = []
+        self.abandons: list[tuple[str, bool, int]] = []
+        self.behind: list[int] = []
+        self.moments = 0
+
+    def event(self, e: Any, index: int, ev: Any, typ: type, player: str | None,
+              sizes: list[int]) -> None:  # fmt: skip
+        """One accepted event, after the engine ``e`` applied it; ``sizes``: every hand's
+        size now, in ``e.hands`` order."""
+        t = time_ms(ev.t) if ev.t is not None else None
+        if typ is Penalty:
+            if (
+                ev.reason in CALL_REASONS
+                and ev.by is not None
+                and self.prev_faults.get(ev.player) not in (None, "unverifiable")
+            ):
+                self.catches.append((ev.player, ev.by, index))
+        elif typ is Abandon and ev.player in e.hands:
+            prev = self.prev
+            was_behind = False
+            if prev is not None and self.keys:
+                i = self.keys.index(ev.player)
+                mine = prev[i]
+                was_behind = any(s < mine for j, s in enumerate(prev) if j != i)
+            self.abandons.append((ev.player, was_behind, index))
+        if (
+            (typ is Play or typ is Draw or typ is Pass)
+            and t is not None
+            and self.prev_t is not None
+            and player != self.prev_player
+            and not (typ is Draw and ev.reason == "effect")
+        ):
+            self.decisions.append((player, t - self.prev_t, index))  # type: ignore[arg-type]
+        if typ is Deal:
+            self.hands = {p: list(h) for p, h in ev.hands.items() if isinstance(h, list)}
+            self.starter = ev.starter
+            self.keys = list(e.hands)
+            self.behind = [0] * len(self.keys)
+        elif typ is Draw and ev.cards and ev.reason in DRAW_REASONS:
+            cards = e.cards
+            for card in ev.cards:
+                if card in cards:
+                    self.draws.append((player, ev.reason, e.playable(card), index))  # type: ignore[arg-type]
+        cf = e.call_faults
+        if not dict.__eq__(cf, self.cf):
+            seen = self.cf
+            for p, k in cf.items():
+                had = seen.get(p, 0)
+                if k > had:
+                    self.faults.extend([(p, index)] * (k - had))
+            self.cf = dict(cf)
+        if sizes and min(sizes) > 0:
+            self.moments += 1
+            m = min(sizes)
+            behind = self.behind
+            if len(behind) != len(sizes):
+                self.keys = list(e.hands)
+                behind = self.behind = [0] * len(sizes)
+            for i, s in enumerate(sizes):
+                if s > m:
+                    behind[i] += 1
+        self.prev = sizes
+        self.prev_faults = dict(e.faults) if e.faults else _EMPTY
+        if t is not None:
+            self.prev_t = t
+        self.prev_player = player
+
+    def rows(
+        self,
+        gid: str,
+        client: str,
+        dealer: int | None,
+        games: dict[str, list[Any]],
+        seats: dict[str, list[Any]],
+        events: dict[str, list[Any]],
+    ) -> None:
+        """Append the game's rows to the three tables' column lists (``dealer`` None: an
+        invalid game, only its ``audit_games`` row with the client)."""
+        games["game_id"].append(gid)
+        games["client"].append(client)
+        if dealer is None or self.rules is None:
+            for col in ("dealer", "starter", "hands_known", "moments"):
+                games[col].append(None)
+            return
+        hands = self.hands or {}
+        players = self.players
+        games["dealer"].append(dealer)
+        games["starter"].append(self.starter)
+        games["hands_known"].append(len(hands) == len(players))
+        games["moments"].append(self.moments)
+        nf: dict[str, int] = {}
+        for p, _ in self.faults:
+            nf[p] = nf.get(p, 0) + 1
+        behind = dict(zip(self.keys, self.behind, strict=False))
+        drawn: dict[tuple[str, str], list[int]] = {}
+        for p, reason, ok, _ in self.draws:
+            c = drawn.setdefault((p, reason), [0, 0])
+            c[0] += 1
+            c[1] += ok
+        timed: dict[str, int] = {}
+        for p, _, _ in self.decisions:
+            timed[p] = timed.get(p, 0) + 1
+        slots = card_power_slots(self.rules)
+        n_powers = len(AUDIT_POWERS)
+        for seat, p in enumerate(players):
+            seats["game_id"].append(gid)
+            seats["seat"].append(seat)
+            seats["player"].append(p)
+            hand = hands.get(p)
+            counts = [0] * n_powers
+            if hand is not None:
+                for card in hand:
+                    for i in slots.get(card, ()):
+                        counts[i] += 1
+            seats["hand_size"].append(len(hand) if hand is not None else None)
+            for i, power in enumerate(AUDIT_POWERS):
+                seats[f"hand_{power}"].append(counts[i] if hand is not None else None)
+            seats["faults"].append(nf.get(p, 0))
+            seats["behind"].append(behind.get(p, 0))
+            for reason in DRAW_REASONS:
+                n, k = drawn.get((p, reason), (0, 0))
+                seats[f"drawn_{reason}"].append(n)
+                seats[f"playable_{reason}"].append(k)
+            seats["timed"].append(timed.get(p, 0))
+        ev = events
+        for p, i in self.faults:
+            _fact(ev, gid, i, "fault", p, None, None, None, None)
+        for p, by, i in self.catches:
+            _fact(ev, gid, i, "catch", p, by, None, None, None)
+        for p, reason, ok, i in self.draws:
+            _fact(ev, gid, i, "draw", p, None, reason, ok, None)
+        for p, ms, i in self.decisions:
+            _fact(ev, gid, i, "decision", p, None, None, None, ms)
+        for p, was_behind, i in self.abandons:
+            _fact(ev, gid, i, "abandon", p, None, None, was_behind, None)
+
+
+def _fact(
+    ev: dict[str, list[Any]], gid: str, index: int, kind: str, player: str,
+    by: str | None, reason: str | None, flag: bool | None, ms: float | None,
+) -> None:  # fmt: skip
+    ev["game_id"].append(gid)
+    ev["event_index"].append(index)
+    ev["kind"].append(kind)
+    ev["player"].append(player)
+    ev["by"].append(by)
+    ev["reason"].append(reason)
+    ev["flag"].append(flag)
+    ev["ms"].append(ms)

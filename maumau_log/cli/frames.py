@@ -1,0 +1,162 @@
+"""Data frames for the dataset commands: as rich tables, CSV, JSON or Parquet; the
+boards (split out of :mod:`.data_cmds`)."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import polars as pl
+import typer
+from rich import box
+from rich.console import Console
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from . import (
+    clean,
+    err,
+    fail,
+    out,
+    safe,
+)
+from .tables import BOARD_COLUMNS, BoardColumn, board_table, pick_columns
+
+FORMATS = ("table", "csv", "json", "parquet")
+
+DatasetArg = Annotated[Path, typer.Argument(help="A dataset folder made by ingest.")]
+
+
+# ---------------------------------------------------------------------------------------
+# Output helpers
+
+
+def _flatten(df: pl.DataFrame) -> pl.DataFrame:
+    """Nested columns to text (CSV and tables have no lists): lists joined by spaces."""
+    fixes = []
+    for name, dtype in df.schema.items():
+        if isinstance(dtype, pl.List) and isinstance(dtype.inner, pl.Struct):
+            fixes.append(  # matches.totals: JSON, [{"player": ..., "total": ...}, ...]
+                pl.col(name)
+                .map_elements(lambda s: json.dumps(s.to_list()), return_dtype=pl.String)
+                .alias(name)
+            )
+        elif isinstance(dtype, pl.List):
+            fixes.append(pl.col(name).cast(pl.List(pl.String)).list.join(" ").alias(name))
+        elif isinstance(dtype, pl.Struct | pl.Array | pl.Object):
+            fixes.append(pl.col(name).map_elements(str, return_dtype=pl.String).alias(name))
+    return df.with_columns(fixes) if fixes else df
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    if isinstance(value, list):
+        return " ".join(str(v) for v in value)
+    return str(value)
+
+
+def _rich_table(df: pl.DataFrame, title: str | None = None) -> Table:
+    table = Table(title=title, highlight=False, box=box.SIMPLE_HEAD)
+    for name, dtype in df.schema.items():
+        numeric = dtype.is_numeric()
+        table.add_column(name, justify="right" if numeric else "left", overflow="fold")
+    for row in df.iter_rows():
+        table.add_row(*(Text(clean(_cell(v))) for v in row))
+    return table
+
+
+def _width() -> int | None:
+    """The width tables must fit: the terminal's, or ``COLUMNS``; None when stdout is a
+    file or a pipe (whole rows)."""
+    if out.is_terminal or os.environ.get("COLUMNS", "").isdigit():
+        return int(out.width)
+    return None
+
+
+def _print_board(
+    df: pl.DataFrame,
+    title: str,
+    columns: tuple[BoardColumn, ...] = BOARD_COLUMNS,
+    *,
+    wide: bool = False,
+    names: str | None = None,
+) -> None:
+    """A leaderboard that fits the terminal; the statistics left out named in one line."""
+    try:
+        chosen = pick_columns(columns, names)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--columns") from exc
+    width = None if wide else _width()
+    table, left_out = board_table(df, title, chosen, width)
+    if width is None:
+        Console(width=max(250, int(out.width)), soft_wrap=True, highlight=False).print(table)
+    else:
+        out.print(table, soft_wrap=False)
+    if left_out:
+        err.print(
+            f"[dim]not shown at {width} columns: {safe(', '.join(left_out))} "
+            "(--wide shows every column, --columns chooses)[/]",
+            highlight=False,
+        )
+
+
+def _print_table(table: Table) -> None:
+    """Print a table on stdout at the terminal's width; when stdout is not a terminal, at
+    ``COLUMNS`` if set, else 250 columns (a file gets whole rows)."""
+    if out.is_terminal or os.environ.get("COLUMNS", "").isdigit():
+        out.print(table, soft_wrap=False)
+    else:
+        Console(width=250, soft_wrap=True, highlight=False).print(table)
+
+
+def _emit(df: pl.DataFrame, fmt: str, dest: Path | None, title: str | None = None) -> None:
+    """Print or write ``df`` as table, csv, json or parquet."""
+    if fmt == "parquet":
+        if dest is None:
+            fail("--format parquet needs --out FILE")
+        try:
+            df.write_parquet(dest, compression="zstd")
+        except OSError as exc:
+            fail(f"{dest}: cannot write: {exc.strerror or exc}")
+        err.print(f"wrote {df.height} rows to {dest}", highlight=False)
+        return
+    if fmt == "table":
+        if dest is not None:
+            fail("--out is for --format csv, json or parquet")
+        _print_table(_rich_table(df, title))
+        return
+    text = _flatten(df).write_csv() if fmt == "csv" else _json_rows(df)
+    if dest is None:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        sys.stdout.flush()
+        return
+    try:
+        dest.write_text(text, "utf-8")
+    except OSError as exc:
+        fail(f"{dest}: cannot write: {exc.strerror or exc}")
+    err.print(f"wrote {df.height} rows to {dest}", highlight=False)
+
+
+def _json_rows(df: pl.DataFrame) -> str:
+    buf = io.StringIO()
+    json.dump(df.to_dicts(), buf, default=str)
+    return buf.getvalue()
+
+
+def _check_format(fmt: str) -> str:
+    if fmt not in FORMATS:
+        raise typer.BadParameter(f"must be one of {', '.join(FORMATS)}", param_hint="--format")
+    return fmt
+
+
+def _panel(panel: Panel) -> None:
+    """Print a panel folding long lines (a path) inside it, never cutting them."""
+    out.print(panel, soft_wrap=False)

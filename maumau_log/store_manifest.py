@@ -1,0 +1,342 @@
+"""The dataset's manifest and its reads: published files, checksums, lazy scans.
+
+Split out of :mod:`maumau_log.store` (which re-exports every name here).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from .store_schema import (
+    ALL_TABLES,
+    DATASET_VERSION,
+    FORMAT_NAME,
+    MANIFEST,
+    SCHEMAS,
+    DatasetError,
+)
+
+
+@dataclass
+class Manifest:
+    """The published state of a dataset.
+
+    Attributes:
+        files: table name to the relative paths of its published files.
+        ingests: one record per ingest that added data (id, time, counts, sources).
+        file_info: relative path to ``{"bytes": size, "sha256": hex digest}`` of each
+            published file (issue 15). A manifest written before records none: such files
+            are checked for presence only, and ``verify`` says their checksums were not
+            recorded.
+    """
+
+    files: dict[str, list[str]] = field(default_factory=lambda: {t: [] for t in ALL_TABLES})
+    ingests: list[dict[str, Any]] = field(default_factory=list)
+    file_info: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def to_json(self) -> str:
+        """The manifest as JSON text (``file_info`` is a key older readers ignore)."""
+        listed = {f for fs in self.files.values() for f in fs}
+        return json.dumps(
+            {
+                "format": FORMAT_NAME,
+                "version": DATASET_VERSION,
+                "files": self.files,
+                "file_info": {k: v for k, v in sorted(self.file_info.items()) if k in listed},
+                "ingests": self.ingests,
+            },
+            indent=1,
+        )
+
+
+def _manifest_path(dataset: Path) -> Path:
+    return dataset / MANIFEST
+
+
+def read_manifest(dataset: str | os.PathLike[str]) -> Manifest:
+    """Read a dataset's manifest.
+
+    Args:
+        dataset: the dataset folder.
+    Returns:
+        The :class:`Manifest`.
+    Raises:
+        DatasetError: the folder does not exist, is not a dataset (no manifest), or its
+            manifest is unreadable or of a newer version.
+    """
+    root = Path(dataset)
+    if not root.exists():
+        raise DatasetError(f"{root}: no such dataset (the folder does not exist)")
+    if not root.is_dir():
+        raise DatasetError(f"{root}: not a dataset (not a folder)")
+    path = _manifest_path(root)
+    if not path.exists():
+        raise DatasetError(f"{root}: not a maumau-log dataset (no {MANIFEST}; run ingest first)")
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError) as exc:
+        raise DatasetError(f"{path}: unreadable manifest: {exc}") from exc
+    if not isinstance(data, dict) or data.get("format") != FORMAT_NAME:
+        raise DatasetError(f"{path}: not a maumau-log dataset manifest")
+    version = data.get("version")
+    if not isinstance(version, int) or version > DATASET_VERSION:
+        raise DatasetError(
+            f"{path}: dataset version {version!r}; this maumau-log reads version "
+            f"{DATASET_VERSION} (upgrade maumau-log)"
+        )
+    files = data.get("files") or {}
+    info = data.get("file_info") or {}
+    return Manifest(
+        files={t: [str(f) for f in files.get(t, [])] for t in ALL_TABLES},
+        ingests=list(data.get("ingests") or []),
+        file_info={
+            str(k): dict(v)
+            for k, v in (info.items() if isinstance(info, dict) else [])
+            if isinstance(v, dict)
+        },
+    )
+
+
+def file_sha256(path: Path) -> str:
+    """The SHA-256 of a file's bytes, as hex (what ``sha256sum`` prints).
+
+    Raises:
+        OSError: the file cannot be read.
+    """
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def check_files(
+    dataset: str | os.PathLike[str],
+    manifest: Manifest | None = None,
+    tables: tuple[str, ...] = ALL_TABLES,
+) -> Manifest:
+    """The cheap check every read makes: each file the manifest lists for ``tables`` exists
+    and has the size the manifest recorded (one ``stat`` per file; checksums are for
+    :func:`maumau_log.verify.verify`).
+
+    Args:
+        dataset: the dataset folder.
+        manifest: its manifest, or None to read it.
+        tables: the tables about to be read.
+    Returns:
+        The manifest.
+    Raises:
+        DatasetError: a listed file is missing, unreadable or of another size; the message
+            names the file and says to run ``maumau-log verify``.
+    """
+    root = Path(dataset)
+    if manifest is None:
+        manifest = read_manifest(root)
+    for table in tables:
+        for rel in manifest.files.get(table, []):
+            path = root / rel
+            try:
+                size = path.stat().st_size
+            except FileNotFoundError:
+                raise DatasetError(
+                    f"{path}: missing: the manifest lists this file of table {table!r} but it "
+                    f"is gone; the dataset is damaged (maumau-log verify {root} checks it all)"
+                ) from None
+            except OSError as exc:
+                raise DatasetError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+            want = manifest.file_info.get(rel, {}).get("bytes")
+            if isinstance(want, int) and size != want:
+                raise DatasetError(
+                    f"{path}: changed: {size:,} bytes, the manifest recorded {want:,}; the "
+                    f"dataset is damaged (maumau-log verify {root} checks it all)"
+                )
+    return manifest
+
+
+def _write_manifest(root: Path, manifest: Manifest) -> None:
+    """Replace the manifest atomically (write a temporary file, fsync, rename)."""
+    tmp = root / f".{MANIFEST}.{uuid.uuid4().hex}.tmp"
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(manifest.to_json())
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, _manifest_path(root))
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+    _fsync_dir(root)
+
+
+def _fsync_dir(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+# ---------------------------------------------------------------------------------------
+# Reading
+
+
+def scan(dataset: str | os.PathLike[str], table: str) -> pl.LazyFrame:
+    """Scan one table of a dataset lazily (only the files the manifest lists).
+
+    Args:
+        dataset: the dataset folder.
+        table: one of :data:`ALL_TABLES`.
+    Returns:
+        A LazyFrame with the table's columns plus the partition columns ``ruleset`` and
+        ``date`` (strings). Filters on them prune files; column selection is pushed into
+        the scan.
+    Raises:
+        DatasetError: see :func:`read_manifest` and :func:`check_files` (a listed file of
+            any table missing or of another size); also an unknown table name.
+    """
+    if table not in ALL_TABLES:
+        raise DatasetError(f"unknown table {table!r}; the tables are: {', '.join(ALL_TABLES)}")
+    root = Path(dataset)
+    manifest = check_files(root)  # every file: a damaged dataset is noticed by every read
+    return _scan_files(root, table, manifest.files[table])
+
+
+def _scan_files(root: Path, table: str, files: list[str]) -> pl.LazyFrame:
+    return scan_paths(table, [root / f for f in files])
+
+
+def polars_schema(table: str) -> pl.Schema:
+    """A table's columns as a Polars schema (without the partition columns)."""
+    empty = pl.from_arrow(SCHEMAS[table].empty_table())
+    assert isinstance(empty, pl.DataFrame)
+    return empty.schema
+
+
+def scan_paths(
+    table: str, paths: list[Path], include_file_paths: str | None = None
+) -> pl.LazyFrame:
+    """Scan Parquet files of one table, laid out in partition folders.
+
+    Columns a file lacks (written by an older version) read as null, so every file of a
+    table scans with the current schema.
+
+    Args:
+        table: one of :data:`ALL_TABLES`.
+        paths: the files (``.../ruleset=R/date=D/part-....parquet``).
+        include_file_paths: add a column of this name holding each row's file path.
+    Returns:
+        A LazyFrame with the table's columns, then ``ruleset`` and ``date``.
+    """
+    if not paths:
+        empty = pl.from_arrow(SCHEMAS[table].empty_table())
+        assert isinstance(empty, pl.DataFrame)
+        extra = [pl.lit(None, pl.String).alias("ruleset"), pl.lit(None, pl.String).alias("date")]
+        if include_file_paths is not None:
+            extra.append(pl.lit(None, pl.String).alias(include_file_paths))
+        return empty.lazy().with_columns(extra)
+    return pl.scan_parquet(
+        [str(p) for p in paths],
+        schema=polars_schema(table),
+        missing_columns="insert",
+        hive_partitioning=True,
+        hive_schema={"ruleset": pl.String, "date": pl.String},
+        try_parse_hive_dates=False,
+        include_file_paths=include_file_paths,
+    )
+
+
+def scan_all(dataset: str | os.PathLike[str]) -> dict[str, pl.LazyFrame]:
+    """Scan every table of a dataset (see :func:`scan`); table name to LazyFrame.
+
+    Raises:
+        DatasetError: see :func:`read_manifest`.
+    """
+    root = Path(dataset)
+    manifest = check_files(root)
+    return {t: _scan_files(root, t, manifest.files[t]) for t in ALL_TABLES}
+
+
+def known_games(dataset: str | os.PathLike[str]) -> dict[str, tuple[int, str, int]]:
+    """The games already stored: game_id to (content hash, source file, source line).
+
+    Returns:
+        An empty dict for a folder that is not a dataset yet.
+    Raises:
+        DatasetError: the manifest exists but is unusable.
+    """
+    root = Path(dataset)
+    if not _manifest_path(root).exists():
+        return {}
+    manifest = check_files(root, tables=("games",))
+    out: dict[str, tuple[int, str, int]] = {}
+    for f in manifest.files["games"]:
+        t = pq.read_table(
+            root / f, columns=["game_id", "content_hash", "source_file", "source_line"]
+        )
+        ids = t.column("game_id").to_pylist()
+        hashes = t.column("content_hash").to_pylist()
+        files = t.column("source_file").to_pylist()
+        lines = t.column("source_line").to_pylist()
+        for gid, h, sf, sl in zip(ids, hashes, files, lines, strict=True):
+            out[gid] = (h, sf, sl)
+    return out
+
+
+def _foreign_files(root: Path) -> bool:
+    """True when a folder without a manifest holds anything but what an ingest into it
+    leaves while it runs (``.lock``, ``.tmp-*``): then it is not ours to fill."""
+    return any(
+        p.name != ".lock" and not p.name.startswith((".tmp-", f".{MANIFEST}."))
+        for p in root.iterdir()
+    )
+
+
+def unreadable_file(dataset: str | os.PathLike[str]) -> tuple[str, str] | None:
+    """The first published file whose Parquet footer cannot be read, as ``(path, why)``.
+
+    Reads only each file's footer (cheap; ``verify`` checks the checksums). Used to name
+    the damaged file when a query over the dataset fails (issue 15, item 2).
+
+    Args:
+        dataset: the dataset's folder.
+    Returns:
+        ``(absolute path as text, the reader's first line)`` or None when every footer
+        reads (or the manifest itself cannot be read).
+    """
+    try:
+        files = list(iter_files(dataset))
+    except (DatasetError, OSError):
+        return None
+    for _table, path in files:
+        try:
+            pq.read_metadata(path)
+        except (OSError, pa.ArrowException) as exc:
+            why = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            return str(path), why
+    return None
+
+
+def iter_files(dataset: str | os.PathLike[str]) -> Iterator[tuple[str, Path]]:
+    """Yield (table, absolute path) for every published file of a dataset.
+
+    Raises:
+        DatasetError: see :func:`read_manifest`.
+    """
+    root = Path(dataset)
+    manifest = read_manifest(root)
+    for table, files in manifest.files.items():
+        for f in files:
+            yield table, root / f

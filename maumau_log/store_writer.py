@@ -1,0 +1,322 @@
+"""Writing a dataset: one ingest's files, published atomically (:class:`DatasetWriter`).
+
+Split out of :mod:`maumau_log.store` (which re-exports it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import shutil
+import uuid
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from .store_manifest import (
+    Manifest,
+    _foreign_files,
+    _manifest_path,
+    _write_manifest,
+    check_files,
+    file_sha256,
+)
+from .store_schema import (
+    ALL_TABLES,
+    MANIFEST,
+    SCHEMAS,
+    DatasetError,
+    _writer_options,
+    partition_dir,
+    write_error,
+)
+
+# ---------------------------------------------------------------------------------------
+# Writing
+
+
+class DatasetWriter:
+    """Writes one ingest's files and publishes them atomically.
+
+    Use as a context manager: the dataset folder is created if needed and locked
+    (``flock`` on ``.lock``, so a second ingest into the same dataset fails at once);
+    :meth:`write` adds tables for a partition; :meth:`commit` publishes everything. Leaving
+    the block without :meth:`commit` (an exception, Ctrl-C) deletes what was written and
+    leaves the dataset as it was.
+
+    Args:
+        dataset: the dataset folder (created when missing; must be empty or a dataset).
+    Raises:
+        DatasetError: the folder is a non-empty non-dataset folder, cannot be created, or
+            another ingest holds the lock.
+    """
+
+    def __init__(self, dataset: str | os.PathLike[str]) -> None:
+        self.root = Path(dataset)
+        self.id = uuid.uuid4().hex[:16]
+        self.tmp = self.root / f".tmp-{self.id}"
+        self._writers: dict[tuple[str, str, str], pq.ParquetWriter] = {}
+        self._written: dict[str, str] = {}  # relative path of a file in tmp -> its table
+        self._removed: set[str] = set()  # published files this ingest replaces
+        self._closed = False
+        self._lock_fd: int | None = None
+        self.manifest = Manifest()
+        self.rows: dict[str, int] = dict.fromkeys(ALL_TABLES, 0)
+        self._created = False
+        self._committed = False
+
+    def __enter__(self) -> DatasetWriter:
+        root = self.root
+        if root.exists() and not root.is_dir():
+            raise DatasetError(f"{root}: exists and is not a folder")
+        if root.is_dir() and not _manifest_path(root).exists() and _foreign_files(root):
+            raise DatasetError(
+                f"{root}: not a maumau-log dataset and not empty; "
+                "give a new or empty folder, or an existing dataset"
+            )
+        try:
+            self._created = not root.exists()
+            root.mkdir(parents=True, exist_ok=True)
+            fd = os.open(root / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise DatasetError(f"{root}: cannot create the dataset: {exc.strerror}") from exc
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            holder = ""
+            with contextlib.suppress(OSError, ValueError):
+                pid = int(os.pread(fd, 32, 0).decode().strip() or "x")
+                holder = f" (process {pid})"
+            os.close(fd)
+            self._created = False
+            raise DatasetError(
+                f"{root}: another ingest{holder} holds the lock on this dataset "
+                f"({root / '.lock'}); wait for it to finish, then run this ingest again"
+            ) from exc
+        self._lock_fd = fd
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        try:
+            if _manifest_path(root).exists():
+                self.manifest = check_files(root)
+            self._clean_leftovers()
+            self.tmp.mkdir()
+        except OSError as exc:
+            self._unlock()
+            raise write_error(root, exc, str(self.tmp)) from exc
+        except BaseException:
+            self._unlock()
+            raise
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.abort()
+
+    def _unlock(self) -> None:
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)  # closing releases the flock
+            self._lock_fd = None
+
+    def _clean_leftovers(self) -> None:
+        """Delete what an interrupted ingest left: temp folders and unlisted files."""
+        listed = {f for files in self.manifest.files.values() for f in files}
+        for p in self.root.iterdir():
+            if p.name.startswith(".tmp-") and p.is_dir():
+                shutil.rmtree(p, ignore_errors=True)
+            elif p.name.startswith(f".{MANIFEST}.") and p.name.endswith(".tmp"):
+                p.unlink(missing_ok=True)
+        for table in ALL_TABLES:
+            base = self.root / table
+            if not base.is_dir():
+                continue
+            for f in base.rglob("*.parquet"):
+                if f.relative_to(self.root).as_posix() not in listed:
+                    f.unlink(missing_ok=True)
+
+    def write(self, ruleset: str, date: str, tables: Mapping[str, pa.Table]) -> None:
+        """Append tables (one row group each) to this ingest's files for a partition.
+
+        Args:
+            ruleset: partition value (use :func:`partition_value`).
+            date: partition value.
+            tables: table name to a pyarrow Table with that table's schema (empty tables
+                are skipped).
+        Raises:
+            RuntimeError: after :meth:`close_files`, for a file already closed.
+        """
+        for name, table in tables.items():
+            if table.num_rows == 0:
+                continue
+            key = (name, ruleset, date)
+            writer = self._writers.get(key)
+            if writer is None:
+                rel = f"{partition_dir(name, ruleset, date)}/part-{self.id}.parquet"
+                if rel in self._written:
+                    raise RuntimeError(f"{rel} is closed; write before close_files()")
+                path = self.tmp / rel
+                try:
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    writer = pq.ParquetWriter(path, SCHEMAS[name], **_writer_options(name))
+                except OSError as exc:
+                    raise write_error(self.root, exc, str(self.root / rel)) from exc
+                self._writers[key] = writer
+                self._written[rel] = name
+            try:
+                writer.write_table(table.replace_schema_metadata(SCHEMAS[name].metadata))
+            except OSError as exc:
+                rel = f"{partition_dir(*key)}/part-{self.id}.parquet"
+                raise write_error(self.root, exc, str(self.root / rel)) from exc
+            self.rows[name] += table.num_rows
+
+    def close_files(self) -> None:
+        """Finish the files written so far, so that :meth:`files` can read them.
+
+        Raises:
+            DatasetError: a file cannot be finished (a full disk, a file-size limit).
+        """
+        writers, self._writers = self._writers, {}
+        for (name, ruleset, date), w in writers.items():
+            try:
+                w.close()
+            except OSError as exc:
+                rel = f"{partition_dir(name, ruleset, date)}/part-{self.id}.parquet"
+                raise write_error(self.root, exc, str(self.root / rel)) from exc
+
+    def files(self, table: str) -> list[tuple[str, Path]]:
+        """The files of ``table`` as they will be after :meth:`commit`: (relative path,
+        where to read it now), the published ones first, then this ingest's (closed) ones.
+        """
+        out = [
+            (rel, self.root / rel)
+            for rel in self.manifest.files.get(table, [])
+            if rel not in self._removed
+        ]
+        out += [(rel, self.tmp / rel) for rel, name in self._written.items() if name == table]
+        return out
+
+    def replace(self, table: str, rel: str, new: pa.Table | None) -> None:
+        """Replace one file of ``table`` (published, or this ingest's) by ``new``.
+
+        A published file is kept until :meth:`commit` publishes the replacement (written
+        beside this ingest's other files under a new name) and is deleted after; an
+        interrupted ingest leaves the dataset as it was.
+
+        Args:
+            table: the table.
+            rel: the file's relative path (from :meth:`files`).
+            new: the whole new content (same schema), or None (or no rows) to drop the file.
+        """
+        self.close_files()
+        if rel in self._written:
+            path = self.tmp / rel
+            path.unlink(missing_ok=True)
+            del self._written[rel]
+            target = rel
+        else:
+            self._removed.add(rel)
+            folder = rel.rsplit("/", 1)[0]
+            k = sum(1 for r in self._written if r.startswith(f"{folder}/part-{self.id}-r"))
+            target = f"{folder}/part-{self.id}-r{k}.parquet"
+        if new is None or new.num_rows == 0:
+            return
+        path = self.tmp / target
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            pq.write_table(
+                new.cast(SCHEMAS[table]).replace_schema_metadata(SCHEMAS[table].metadata),
+                path,
+                **_writer_options(table),
+            )
+        except OSError as exc:
+            raise write_error(self.root, exc, str(self.root / target)) from exc
+        self._written[target] = table
+
+    def new_file(self, table: str, ruleset: str, date: str) -> tuple[str, Path]:
+        """Register one more file of ``table`` in a partition, for the caller to write
+        (e.g. with ``pq.ParquetWriter(path, SCHEMAS[table], **writer_options(table))``);
+        :meth:`commit` publishes it with the others (``compact`` writes so).
+
+        Returns:
+            (relative path, where to write it now).
+        """
+        folder = partition_dir(table, ruleset, date)
+        k = sum(1 for r in self._written if r.startswith(f"{folder}/part-{self.id}-c"))
+        rel = f"{folder}/part-{self.id}-c{k}.parquet"
+        path = self.tmp / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._written[rel] = table
+        return rel, path
+
+    def commit(self, record: Mapping[str, Any] | None = None) -> list[str]:
+        """Close the files, move them into place and publish them in the manifest.
+
+        Files that :meth:`replace` replaced leave the manifest and are deleted after it is
+        published (a crash in between leaves them unlisted: the next ingest deletes them).
+        Every published file's size and SHA-256 go into the manifest's ``file_info``.
+
+        Args:
+            record: facts about this ingest kept in the manifest's ``ingests`` list.
+        Returns:
+            The relative paths published (empty when nothing was written).
+        Raises:
+            DatasetError: a file cannot be written or moved (a full disk, a file-size limit,
+                no permission); nothing is published.
+        """
+        try:
+            return self._commit(record)
+        except OSError as exc:
+            raise write_error(self.root, exc) from exc
+
+    def _commit(self, record: Mapping[str, Any] | None) -> list[str]:
+        self.close_files()
+        published: list[str] = []
+        moves = [(self.tmp / r, self.root / r, r, name) for r, name in self._written.items()]
+        if moves or self._removed:
+            info = {k: v for k, v in self.manifest.file_info.items() if k not in self._removed}
+            for src, _dst, rel, _name in moves:
+                with open(src, "rb") as fh:
+                    os.fsync(fh.fileno())
+                info[rel] = {"bytes": src.stat().st_size, "sha256": file_sha256(src)}
+            for src, dst, rel, _name in moves:
+                dst.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(src, dst)
+                published.append(rel)
+            new = Manifest(
+                files={
+                    t: [f for f in fs if f not in self._removed]
+                    for t, fs in self.manifest.files.items()
+                },
+                ingests=list(self.manifest.ingests),
+                file_info=info,
+            )
+            for _, _, rel, name in moves:
+                new.files[name].append(rel)
+            new.ingests.append({"id": self.id, **(record or {})})
+            _write_manifest(self.root, new)
+            self.manifest = new
+            for rel in self._removed:
+                (self.root / rel).unlink(missing_ok=True)
+        elif not _manifest_path(self.root).exists():
+            _write_manifest(self.root, self.manifest)  # a new, empty dataset
+        self._written = {}
+        self._removed = set()
+        self._committed = True
+        self.abort()
+        return published
+
+    def abort(self) -> None:
+        """Drop everything not committed and release the lock (safe to call twice)."""
+        for w in self._writers.values():
+            with contextlib.suppress(Exception):
+                w.close()
+        self._writers = {}
+        if self.tmp.exists():
+            shutil.rmtree(self.tmp, ignore_errors=True)
+        if self._created and not self._committed and self._lock_fd is not None:
+            shutil.rmtree(self.root, ignore_errors=True)  # it did not exist before
+        self._unlock()
