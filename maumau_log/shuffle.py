@@ -30,6 +30,7 @@ Test vectors are in ``schemas/shuffle-vectors.json``.
 from __future__ import annotations
 
 import hashlib
+import operator
 import struct
 from collections.abc import Mapping, Sequence
 from typing import Final
@@ -39,6 +40,8 @@ from .cards import Card
 ALGORITHM: Final = "maumau-sha256-fy/1"
 _TWO64: Final = 1 << 64
 _FOUR_WORDS: Final = struct.Struct(">4Q")
+# the rejection limit of step 3 for n = 0 .. 1023 (0 and 1 unused)
+_LIMITS: Final = [0, 0] + [_TWO64 - (_TWO64 % n) for n in range(2, 1024)]
 
 
 def commitment(seed: str) -> str:
@@ -56,12 +59,24 @@ def shuffled(cards: Sequence[Card], seed: str) -> list[Card]:
         A new list, top card first.
     """
     out = list(cards)
+    size = len(out)
+    if size < 2:
+        return out
     base = seed.encode("utf-8")
+    # the words the shuffle needs when none is rejected (nearly always: a rejection has
+    # odds below n / 2**64), hashed in one go and tested at once; the loop below, word by
+    # word, only when one is rejected (the same stream, read the same way)
+    blocks = (size + 2) // 4
+    words = _words(base, 0, blocks)
+    ns = range(size, 1, -1)  # n = i + 1 for i from len - 1 down to 1
+    if size < len(_LIMITS) and all(map(operator.lt, words, map(_LIMITS.__getitem__, ns))):
+        for i, j in zip(range(size - 1, 0, -1), map(operator.mod, words, ns), strict=True):
+            out[i], out[j] = out[j], out[i]
+        return out
     sha256 = hashlib.sha256
-    words: tuple[int, ...] = ()
+    counter = blocks
     pos = 0
-    counter = 0
-    for i in range(len(out) - 1, 0, -1):
+    for i in range(size - 1, 0, -1):
         n = i + 1
         limit = _TWO64 - (_TWO64 % n)
         while True:
@@ -76,6 +91,17 @@ def shuffled(cards: Sequence[Card], seed: str) -> list[Card]:
         j = x % n
         out[i], out[j] = out[j], out[i]
     return out
+
+
+def _words(base: bytes, first: int, blocks: int) -> tuple[int, ...]:
+    """The 64-bit words of SHA-256 blocks ``first`` to ``first + blocks - 1`` (step 2)."""
+    if blocks <= 0:
+        return ()
+    sha256 = hashlib.sha256
+    data = b"".join(
+        [sha256(base + k.to_bytes(8, "big")).digest() for k in range(first, first + blocks)]
+    )
+    return struct.unpack(f">{4 * blocks}Q", data)
 
 
 def reshuffle_seed(seed: str, k: int) -> str:
@@ -108,8 +134,16 @@ def deal(
     pos = 0
     n = len(players)
     seats = [players[(dealer + 1 + i) % n] for i in range(n)]
-    hands: dict[str, list[Card]] = {p: [] for p in seats}
-    for _ in range(max(sizes.values(), default=0)):
+    hands: dict[str, list[Card]]
+    due = {sizes.get(p, 0) for p in seats}
+    if len(due) == 1 and n * (k := due.pop()) <= len(cards):
+        # every hand of one size: round after round, seat i takes cards i, i + n, ...
+        pos = n * k
+        hands = {p: cards[i:pos:n] for i, p in enumerate(seats)}
+        seats = []  # dealt
+    else:
+        hands = {p: [] for p in seats}
+    for _ in range(max(sizes.values(), default=0) if seats else 0):
         for p in seats:
             if len(hands[p]) < sizes.get(p, 0):
                 if pos >= len(cards):

@@ -55,6 +55,19 @@ def _illegal_play(engine: Engine, rng: random.Random) -> str | None:
 def test_try_agrees_with_the_legal_actions_at_every_event(
     preset: str, players: int, seed: int
 ) -> None:
+    assert _agree(preset, players, seed) > 0
+
+
+def test_every_preset_agrees_with_the_legal_actions() -> None:
+    # the property above samples presets; this pins each one at least once (issue 12)
+    for preset in PRESET_NAMES:
+        assert _agree(preset, 3, 7) > 0, preset
+
+
+def _agree(preset: str, players: int, seed: int) -> int:
+    """Replay one simulated game; at every event, each action legal_actions offers must be
+    accepted by apply (on a copy), and a play it does not offer rejected with a located
+    violation. Returns the actions checked."""
     events = next(simulate(preset, players, 1, seed))
     header = events[0]
     assert isinstance(header, Game)
@@ -64,28 +77,20 @@ def test_try_agrees_with_the_legal_actions_at_every_event(
     for ev in events[1:]:
         engine.apply(ev)
         acts = copy.deepcopy(engine).legal_actions()
-        # known engine fault (issue 12, see test_a_split_penalty_is_not_in_legal_actions):
-        # while the rest of a penalty split by a reshuffle is owed, legal_actions lists the
-        # ordinary moves that apply then rejects
-        owed = getattr(engine, "penalty_owed", None) is not None
         for a in acts:
-            if a.kind == "round_end" or owed:
+            if a.kind == "round_end":
                 continue
             got = try_action(engine, str(a))
             assert got["legal"], (str(a), got)
             assert got["code"] is None
             checked += 1
-        # known engine gap (issue 12, see test_legal_actions_while_a_draw_previous_is_owed):
-        # while a Serbian 2 of clubs is owed, legal_actions lists only that draw, though the
-        # player to move may also play
-        incomplete = bool(getattr(engine, "prev_owed", None))
-        bad = None if incomplete else _illegal_play(engine, rng)
+        bad = _illegal_play(engine, rng)
         if bad is not None and acts and acts[0].kind != "round_end":
             got = try_action(engine, bad)
             assert not got["legal"], (bad, got)
             assert got["code"] and got["rule"] and got["message"], got
             assert got["expected"]
-    assert checked > 0
+    return checked
 
 
 def _engine_after(path: Path, at: int) -> Engine:
@@ -187,15 +192,12 @@ def test_try_reads_a_dataset_too(tmp_path: Path) -> None:
     assert json.loads(r.stdout)["code"] == "missed_penalty"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine: legal_actions ignores the rest of a penalty split by a reshuffle "
-    "(penalty_owed); for issue 12 (one source for each legality decision)",
-)
 def test_a_split_penalty_is_not_in_legal_actions() -> None:
     """classic, 4 players, seed 1122218197: event 40 is p2's missed-call penalty that
-    empties the stock with one card still owed; only the reshuffle and then p2's last
-    penalty card may follow, yet legal_actions offers p4's ordinary turn."""
+    empties the stock with one card still owed (ruling 10). Until the reshuffle and p2's
+    last penalty card, no turn action is legal: p4, to move, may not draw (it is not p2's
+    turn either), so legal_actions is empty and the "what was legal" text names what
+    must come (issue 12: turn_check and legal_actions share legality.turn_blocked)."""
     events = next(simulate("classic", 4, 1, 1122218197))
     header = events[0]
     assert isinstance(header, Game)
@@ -203,24 +205,42 @@ def test_a_split_penalty_is_not_in_legal_actions() -> None:
     for ev in events[1:41]:
         engine.apply(ev)
     assert engine.penalty_owed == ("p2", 1)
+    assert engine.current_player == "p4" and engine.stock == []
+    assert [str(a) for a in copy.deepcopy(engine).legal_actions()] == []
+    assert engine.describe_legal() == "a reshuffle, then p2's penalty draw"
+    got = try_action(engine, "p4 draws 1")
+    assert (got["legal"], got["code"]) == (False, "missed_penalty")
+    assert got["message"] == ("p2 still owes 1 penalty card(s) (the stock ran out mid-penalty)")
+    assert got["expected"] == "a reshuffle, then p2's penalty draw"
+    # after the reshuffle (event 41) and p2's last card (event 42) p4 plays on
+    for ev in events[41:43]:
+        engine.apply(ev)
+    assert engine.penalty_owed is None
     offered = [str(a) for a in copy.deepcopy(engine).legal_actions()]
-    assert all(try_action(engine, a)["legal"] for a in offered), offered
+    assert offered and all(a.startswith("p4 ") for a in offered), offered
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine: legal_actions lists only the owed draw_previous draw (ruling 8), not the "
-    "plays apply accepts meanwhile; for issue 12",
-)
 def test_legal_actions_while_a_draw_previous_is_owed() -> None:
-    """serbian, 4 players, seed 8690692: after event 80 (p2's 2 of clubs, p1 owes four)
-    legal_actions offers only "p1 draws 4 (effect)", yet p3 (to move) may play 10C."""
+    """serbian, 4 players, seed 8690692: after event 80 (p2's 2 of clubs, p1 owes four,
+    ruling 8) p1 may draw the four out of turn, and p3, to move, may play meanwhile: on
+    the 2C with no suit named, p3's 10C (suit) and the wild jacks JC and JH; the hearts,
+    spades and diamonds of p3's hand (7S AD 6S AD 7D 4D 5D) match neither suit nor rank,
+    and with plays in hand serbian allows no voluntary draw."""
     events = next(simulate("serbian", 4, 1, 8690692))
     header = events[0]
     assert isinstance(header, Game)
     engine = Engine(resolve(header.ruleset, header.options), header)
     for ev in events[1:81]:
         engine.apply(ev)
-    assert try_action(engine, "p3 plays 10C")["legal"] is True
+    assert engine.prev_owed == {"p1": 4} and engine.current_player == "p3"
     offered = [str(a) for a in copy.deepcopy(engine).legal_actions()]
-    assert "p3 plays 10C" in offered, offered
+    assert offered == ["p1 draws 4 (effect)", "p3 plays 10C", "p3 plays JC", "p3 plays JH"]
+    assert all(try_action(engine, a)["legal"] for a in offered)
+    got = try_action(engine, "p3 draws 1")
+    assert (got["legal"], got["code"]) == (False, "wrong_draw_count")
+    # p1's own turn action waits for the owed draw (ruling 8)
+    got = try_action(engine, "p1 passes")
+    assert (got["code"], got["message"]) == (
+        "missed_penalty",
+        "p1 passes but first owes an effect draw of 4",
+    )

@@ -10,6 +10,8 @@ from collections import Counter
 from pathlib import Path
 
 import msgspec
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from maumau_log.events import Deal, Event, Game, Reshuffle
 from maumau_log.replay import replay_events
@@ -135,3 +137,34 @@ def test_tampered_deal_starter_stock_and_reshuffle_are_caught() -> None:
     reordered = [ev.stock[-1], *ev.stock[:-1]]
     tampered = [*events[:i], msgspec.structs.replace(ev, stock=reordered), *events[i + 1 :]]
     assert code_at(tampered) == ("deal_not_from_seed", i)
+
+
+def _reference_shuffle(cards: list[str], seed: str) -> list[str]:
+    """Steps 2-4 of the algorithm read word by word, as written (shuffle.py's module doc):
+    the reference for the batched implementation (issue 12)."""
+    out = list(cards)
+    base = seed.encode("utf-8")
+    words: list[int] = []
+    counter = 0
+    for i in range(len(out) - 1, 0, -1):
+        n = i + 1
+        limit = 2**64 - (2**64 % n)
+        while True:
+            if not words:
+                digest = hashlib.sha256(base + counter.to_bytes(8, "big")).digest()
+                words = [int.from_bytes(digest[k : k + 8], "big") for k in range(0, 32, 8)]
+                counter += 1
+            x = words.pop(0)
+            if x < limit:
+                break
+        j = x % n
+        out[i], out[j] = out[j], out[i]
+    return out
+
+
+@given(size=st.integers(0, 1100), seed=st.text(max_size=20))
+@settings(max_examples=60, deadline=None)
+def test_batched_shuffle_is_the_algorithm_as_written(size: int, seed: str) -> None:
+    # sizes past the 1,024 of the rejection-limit table take the word-by-word loop
+    cards = [f"c{i}" for i in range(size)]
+    assert shuffled(cards, seed) == _reference_shuffle(cards, seed)

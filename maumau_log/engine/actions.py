@@ -16,10 +16,12 @@ from ..cards import SUITS, Card
 from .legality import (
     draw_problem,
     finish_allowed,
+    jump_problem,
     legal_plays,
     owed_previous,
     pass_problem,
     pending_draw,
+    turn_blocked,
     turn_plays,
 )
 from .state import ENDED, HIDDEN, OUT, PLAY, SETUP, State, drawable, next_seat
@@ -81,20 +83,27 @@ def legal_actions(s: State) -> list[Action]:
     if s.awaiting_suit is not None:
         return [Action("suit", s.awaiting_suit, suit) for suit in SUITS]
     owed = owed_previous(s)
-    if owed:  # an owed previous-player draw comes first (ruling 8)
+    acts: list[Action] = []
+    if owed:  # owed previous-player draws, out of turn, come first (ruling 8)
         n_left = len(s.stock) or drawable(s)
-        return [
+        acts = [
             Action("draw", p, count=min(n, n_left), reason="effect")
             for p, n in sorted(owed.items())
         ]
-    acts = _jump_actions(s)
+    acts.extend(_jump_actions(s))
     player = s.players[s.current]
+    # who may take a turn action: not while another player still owes the rest of a split
+    # penalty (ruling 10), nor a player who owes a previous-player draw (ruling 8)
     if s.pending_skip:  # the skipped player's answers, then the skip taken
-        acts.extend(_play_actions(s, player, legal_plays(s, player)))
+        if not turn_blocked(s, player):
+            acts.extend(_play_actions(s, player, legal_plays(s, player)))
         after = s.players[next_seat(s, s.current, s.pending_skip)]
-        acts.extend(_turn_actions(s, after, skip=0))
+        if not turn_blocked(s, after):
+            acts.extend(_turn_actions(s, after, skip=0))
         return acts
-    return acts + _turn_actions(s, player, skip=0)
+    if not turn_blocked(s, player):
+        acts.extend(_turn_actions(s, player, skip=0))
+    return acts
 
 
 def _play_actions(s: State, player: str, plays: list[Card]) -> list[Action]:
@@ -124,17 +133,16 @@ def _play_actions(s: State, player: str, plays: list[Card]) -> list[Action]:
 
 
 def _jump_actions(s: State) -> list[Action]:
-    """Jump-ins open to players other than the one to move (PRESETS.md ruling 7)."""
-    if not (s.rules.jump_in and s.jump_open and s.phase == PLAY):
-        return []
-    if s.awaiting_suit is not None or s.cover_owed is not None or s.play_again_owed:
+    """Jump-ins open to players other than the one to move (PRESETS.md ruling 7): the
+    shown top card, where :func:`.legality.jump_problem` finds no problem."""
+    if not (s.jump_in and s.jump_open and s.phase == PLAY):
         return []
     top = s.discard[-1]
     me = s.players[s.current]
     return [
         Action("play", p, top, jump=True)
         for p in s.players
-        if p not in (s.last_player, me) and top in s.hands[p]
+        if p not in (s.last_player, me) and top in s.hands[p] and jump_problem(s, p, [top]) is None
     ]
 
 
@@ -164,6 +172,13 @@ def describe_legal(s: State, limit: int = 12) -> str:
     if s.phase == SETUP:
         return "the deal"
     acts = legal_actions(s)
+    if not acts and s.phase == PLAY and s.penalty_owed is not None:
+        who, rest = s.penalty_owed  # ruling 10: nothing else until it is drawn
+        return (
+            f"a reshuffle, then {who}'s penalty draw"
+            if not s.stock
+            else f"{who}'s penalty draw of {rest} card(s)"
+        )
     if not acts:
         return "nothing (the round is over)"
     hidden: set[str] = set()

@@ -32,7 +32,10 @@ from .turns import known_player
 
 def normalize_call(word: str) -> str:
     """Fold a call word for comparison: case, hyphens and spaces ignored (PRESETS.md ruling 9)."""
-    return "".join(ch for ch in word.lower() if ch not in " -_")
+    return word.lower().translate(_FOLD)
+
+
+_FOLD = str.maketrans("", "", " -_")
 
 
 def last_card_word(s: State, card: Card) -> str | None:

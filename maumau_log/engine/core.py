@@ -86,29 +86,67 @@ class Engine(State):
             RuleViolation: the event breaks a rule; the code names the first failed check.
         """
         self.event_index += 1
-        # the two events of nine lines in ten first, with the same checks in the same order
-        if isinstance(event, Play):
+        # dispatch on the event's exact type (pointer compares, compiled or not); the two
+        # events of nine lines in ten first, with the same checks in the same order
+        if type(event) is Play:
             if self.phase == FINISHED:
                 self._after_round_end(event)
-            if event.player != self.last_actor:
-                self._new_actor(event.player)
+            player = event.player
+            if player != self.last_actor:  # _new_actor, inlined for the usual events
+                if self.window is not None:
+                    close_window(self)
+                self.last_actor = player
+                if self.words:
+                    self.words = set()
             on_play(self, event)
             return
-        if isinstance(event, Draw):
+        if type(event) is Draw:
             if event.count is not None and event.count < 0:
                 _negative(event.count)
             if self.phase == FINISHED:
                 self._after_round_end(event)
-            if event.player != self.last_actor:
-                self._new_actor(event.player)
+            player = event.player
+            if player != self.last_actor:  # _new_actor, inlined for the usual events
+                if self.window is not None:
+                    close_window(self)
+                self.last_actor = player
+                if self.words:
+                    self.words = set()
             on_draw(self, event)
             return
+        # then the other events of one player with no count, with the same checks
+        if isinstance(event, Call):
+            if self.phase == FINISHED:
+                self._after_round_end(event)
+            if event.player != self.last_actor:
+                self._new_actor(event.player)
+            on_call(self, event)
+            return
+        if isinstance(event, Pass):
+            if self.phase == FINISHED:
+                self._after_round_end(event)
+            if event.player != self.last_actor:
+                self._new_actor(event.player)
+            on_pass(self, event)
+            return
+        if isinstance(event, SuitChoice):
+            if self.phase == FINISHED:
+                self._after_round_end(event)
+            if event.player != self.last_actor:
+                self._new_actor(event.player)
+            on_suit(self, event)
+            return
+        t = type(event)
+        if t not in _KNOWN:  # a header inside a game is split off by the replay
+            fail("schema_error", "unexpected event type", "FORMAT.md Events")
+        if t is Game:  # split off by the replay driver
+            if self.phase == FINISHED:
+                self._after_round_end(event)
+            fail("missing_header", "a header inside a game", "FORMAT.md Files")
         count = getattr(event, "count", None)
         if count is not None and count < 0:
             _negative(count)
-        if type(event) not in _KNOWN:  # a header inside a game is split off by the replay
-            fail("schema_error", "unexpected event type", "FORMAT.md Events")
-        if self.phase == FINISHED and not isinstance(event, MatchEnd):
+        if self.phase == FINISHED and t is not MatchEnd:
             self._after_round_end(event)
         if isinstance(event, Penalty):
             actor: str | None = event.by or event.player
@@ -116,13 +154,7 @@ class Engine(State):
             actor = getattr(event, "player", None)
         if actor is not None and actor != self.last_actor:
             self._new_actor(actor)
-        if isinstance(event, Call):
-            on_call(self, event)
-        elif isinstance(event, Pass):
-            on_pass(self, event)
-        elif isinstance(event, SuitChoice):
-            on_suit(self, event)
-        elif isinstance(event, Penalty):
+        if isinstance(event, Penalty):
             on_penalty(self, event)
         elif isinstance(event, Reshuffle):
             on_reshuffle(self, event)
@@ -136,8 +168,6 @@ class Engine(State):
             on_abandon(self, event)
         elif isinstance(event, Cut):
             on_cut(self, event)
-        else:  # a Game: split off by the replay driver
-            fail("missing_header", "a header inside a game", "FORMAT.md Files")
 
     def _new_actor(self, actor: str) -> None:
         """Another player's event: the open call window closes (ruling 9)."""

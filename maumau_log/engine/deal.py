@@ -11,11 +11,12 @@ first player had played it (ruling 1).
 
 from __future__ import annotations
 
+import operator
 from collections import Counter
 
 from ..cards import Card, canonical, is_card_code
 from ..events import Cut, Deal, HandCount
-from .errors import fail
+from .errors import RuleViolation, fail
 from .fair import check_fair_deal
 from .partial import deal_partial
 from .plays import after_cards
@@ -83,7 +84,11 @@ def on_deal(s: State, ev: Deal) -> None:
             cards = [HIDDEN] * hand.count
             s.unseen = Counter()  # a partial log (FORMAT.md "Information levels")
         else:
-            cards = [check_card(s, c, f"{p}'s dealt hand") for c in hand or []]
+            codes = hand or []
+            if set(codes).issubset(s.cards):  # canonical codes of this pack
+                cards = list(codes)
+            else:
+                cards = [check_card(s, c, f"{p}'s dealt hand") for c in codes]
         due = sizes.get(p, size) if sizes else size
         if len(cards) != due:
             fail(
@@ -120,9 +125,17 @@ def on_deal(s: State, ev: Deal) -> None:
         return
     stock: list[Card] = []
     if ev.stock is not None:
-        stock = [check_card(s, c, "deal.stock") for c in ev.stock]
+        stock = (
+            list(ev.stock)
+            if set(ev.stock).issubset(s.cards)
+            else [check_card(s, c, "deal.stock") for c in ev.stock]
+        )
         seen.update(stock)
-    over = sorted(c for c in seen if seen[c] > pack[c])
+    over = (
+        sorted(c for c in seen if seen[c] > pack[c])
+        if any(map(operator.gt, seen.values(), map(pack.__getitem__, seen)))
+        else []
+    )
     if over:
         fail(
             "duplicate_card",
@@ -130,7 +143,8 @@ def on_deal(s: State, ev: Deal) -> None:
             "FORMAT.md Cards (card conservation)",
         )
     if ev.stock is not None:
-        missing = sorted((pack - seen).elements())
+        # nothing is over the pack here: something is missing exactly when too few are seen
+        missing = sorted((pack - seen).elements()) if seen.total() < len(rules.pack) else []
         if missing:
             fail(
                 "duplicate_card",
@@ -140,11 +154,17 @@ def on_deal(s: State, ev: Deal) -> None:
             )
         s.stock = stock[::-1]
         s.stock_ordered = True
-    else:
+    elif s.fair_seed is None or s.cut_taken:
         s.stock = sorted((pack - seen).elements())
         s.stock_ordered = False
     if s.fair_seed is not None and not s.cut_taken:
-        check_fair_deal(s, ev, starter, sizes or {p: size for p in s.players})
+        try:  # sets the stock in the seed's order
+            check_fair_deal(s, ev, starter, sizes or {p: size for p in s.players})
+        except RuleViolation:
+            if ev.stock is None:  # the state at the violation: the stock as dealt, unordered
+                s.stock = sorted((pack - seen).elements())
+                s.stock_ordered = False
+            raise
     if s.cards[starter].redeal:
         fail(
             "wrong_starter",

@@ -14,7 +14,7 @@ from ..events import Draw, Pass
 from .actions import describe_legal
 from .covers import cover_draw
 from .errors import fail
-from .legality import draw_problem, pass_problem
+from .legality import draw_problem, pass_problem, quiet_turn
 from .state import ENDED, PLAY, State, drawable, end_turn, note_turn_action, set_cover
 from .stock import size, take
 from .turns import known_player, turn_check
@@ -27,6 +27,29 @@ def on_draw(s: State, ev: Draw) -> None:
         RuleViolation: ``wrong_draw_count`` (a draw the rules do not allow, a wrong size),
             ``missed_penalty`` (not serving a pending draw), ``wrong_player``, stock errors.
     """
+    player = ev.player
+    if (
+        player == s.players[s.current]
+        and s.phase == PLAY
+        and s.cover_owed is None
+        and ev.reason != "effect"
+        and (ev.cards is None or len(ev.cards) == 1)
+        and (ev.count is None or ev.count == 1)
+        and quiet_turn(s)
+    ):
+        # the usual draw: one card by the player to move, who owes nothing; whether the
+        # draw is allowed is draw_problem's decision, as below
+        reason, _ = draw_problem(s, player, s.unchecked)
+        if reason:
+            s.first_action_done = True  # as turn_check
+            if s.just_skipped:
+                s.just_skipped = set()
+            s.jump_open = False
+            if player != s.last_turn_actor:  # note_turn_action
+                s.prev_turn_actor = s.last_turn_actor
+                s.last_turn_actor = player
+            _ordinary_draw(s, player, ev)
+            return
     player = known_player(s, ev.player, "draw")
     if ev.cards is not None and ev.count is None and not ev.cards:
         fail("wrong_draw_count", f"{player} draws no cards", "FORMAT.md Events (draw)")
@@ -80,11 +103,17 @@ def on_draw(s: State, ev: Draw) -> None:
             "RULES.md (a player who cannot play draws one card)",
             "draw 1",
         )
+    _ordinary_draw(s, player, ev)
+
+
+def _ordinary_draw(s: State, player: str, ev: Draw) -> None:
+    """Take one card for an ordinary (non-effect, non-cover) draw that is allowed."""
     drawn = take(s, player, ev.cards, ev.count, "{}'s draw")
-    s.faults.pop(player, None)
+    if s.faults:
+        s.faults.pop(player, None)
     s.draws_this_turn += 1
     s.drawn_card = drawn[0]
-    if rules.play_after_draw == "none":
+    if s.rules.play_after_draw == "none":
         end_turn(s)
 
 
@@ -218,14 +247,16 @@ def on_pass(s: State, ev: Pass) -> None:
             f"{rules.max_draws}; PRESETS.md ruling 11",
             describe_legal(s),
         )
-    if drawable(s) == 0:
+    if not s.stock and drawable(s) == 0:
         s.blocked_passes += 1
         limit = s.n + (1 if rules.blocked_passes == "players+1" else 0)
         if s.blocked_passes >= limit:
             s.phase = ENDED
             s.ended_reason = f"{limit} passes in a row on an empty stock"
             return
-    s.faults.pop(player, None)
-    set_cover(s, None)
+    if s.faults:
+        s.faults.pop(player, None)
+    if s.cover_owed is not None:  # (with none owed the pile's cards stay as they are)
+        set_cover(s, None)
     s.cover_drawing = False
     end_turn(s)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from ..cards import Card
 from .errors import Problem
+from .partial import missing_cards
 from .state import HIDDEN, PLAY, State, drawable
 
 
@@ -69,6 +70,23 @@ def pending_draw(s: State) -> int:
     return s.pending_draw
 
 
+def penalty_first(s: State, player: str) -> tuple[str, int] | None:
+    """The rest of a penalty split by an empty stock (``(who, cards)``) that another
+    player must draw before ``player`` may take a turn action, or None (PRESETS.md ruling
+    10)."""
+    owed = s.penalty_owed
+    if owed is not None and owed[0] != player:
+        return owed
+    return None
+
+
+def turn_blocked(s: State, player: str) -> bool:
+    """``player`` may take no turn action now: another player still owes the rest of a
+    split penalty (ruling 10), or ``player`` owes a previous-player draw first (ruling 8).
+    The decision of :func:`.turns.turn_check` (which also names it)."""
+    return penalty_first(s, player) is not None or bool(owed_previous(s).get(player))
+
+
 def owed_previous(s: State) -> dict[str, int]:
     """Previous-player draws still owed (ruling 8); none with no card left anywhere."""
     if s.prev_owed and drawable(s) == 0:
@@ -80,6 +98,45 @@ def drawn_before_suit(s: State, card: Card) -> bool:
     """True when every ``card`` the current player holds was drawn for an until_suit cover
     before the suit came: such cards may not be played in that turn (ruling 20)."""
     return s.cover_drawn[card] >= s.hands[s.players[s.current]].count(card)
+
+
+def quiet_turn(s: State) -> bool:
+    """True when the player to move owes nothing: no pending skip, draw, previous-player
+    draw or penalty, no suit to name, no cover draw under way. Then :func:`play_problem`
+    for that player and a card of a hand of more than one card is None exactly when the
+    card is in :attr:`~.state.State.pile_ok` and, after a draw this turn,
+    :func:`after_draw_problem` is None (its other checks all pass): the apply path's
+    fast path tests just these."""
+    return not (
+        s.pending_skip
+        or s.pending_draw
+        or s.prev_owed
+        or s.awaiting_suit is not None
+        or s.penalty_owed is not None
+        or s.must_play is not None
+        or s.cover_drawing
+        or s.cover_drawn
+        or s.turn_over_after_draw
+    )
+
+
+def after_draw_problem(s: State, player: str, card: Card) -> Problem | None:
+    """Why ``player``, who drew this turn, may not play ``card`` after it, or None
+    (option ``play_after_draw``)."""
+    after = s.rules.play_after_draw
+    if after == "drawn" and card != s.drawn_card and s.drawn_card != HIDDEN:
+        return (
+            "card_does_not_match",
+            f"after drawing, {player} may play only the drawn card ({s.drawn_card})",
+            "option play_after_draw = 'drawn'",
+        )
+    if after == "none":
+        return (
+            "card_does_not_match",
+            f"{player} may not play after drawing",
+            "option play_after_draw = 'none'",
+        )
+    return None
 
 
 def turn_play_problem(s: State, player: str, card: Card) -> Problem | None:
@@ -132,19 +189,9 @@ def turn_play_problem(s: State, player: str, card: Card) -> Problem | None:
             f"options draw, draw_answer = {s.rules.draw_answer!r}; PRESETS.md ruling 22",
         )
     if s.draws_this_turn:
-        after = s.rules.play_after_draw
-        if after == "drawn" and card != s.drawn_card and s.drawn_card != HIDDEN:
-            return (
-                "card_does_not_match",
-                f"after drawing, {player} may play only the drawn card ({s.drawn_card})",
-                "option play_after_draw = 'drawn'",
-            )
-        if after == "none":
-            return (
-                "card_does_not_match",
-                f"{player} may not play after drawing",
-                "option play_after_draw = 'none'",
-            )
+        problem = after_draw_problem(s, player, card)
+        if problem is not None:
+            return problem
     if len(s.hands[player]) == 1 and not finish_allowed(s, player, card):
         return (
             "card_does_not_match",
@@ -196,7 +243,8 @@ def _after_that_draw(player: str) -> Problem:
 
 def play_problem(s: State, player: str, card: Card) -> Problem | None:
     """Why ``player`` may not play ``card`` (held) now, or None: the round's phase, a suit
-    still to name, a pending skip (only its answer), the turn, then
+    still to name, the rest of a split penalty or a previous-player draw owed first
+    (:func:`turn_blocked`), a pending skip (only its answer), the turn, then
     :func:`turn_play_problem`."""
     if s.phase != PLAY:
         return ("play_after_round_end", f"{player} plays {card} outside play", "FORMAT.md Events")
@@ -206,6 +254,21 @@ def play_problem(s: State, player: str, card: Card) -> Problem | None:
             f"{s.awaiting_suit} played a wild card and named no suit",
             "option wild_names_suit; FORMAT.md Conventions (suit right after the wild)",
         )
+    if s.penalty_owed is not None or s.prev_owed:  # what is owed first (as turn_check)
+        split = penalty_first(s, player)
+        if split is not None:
+            return (
+                "missed_penalty",
+                f"{split[0]} still owes {split[1]} penalty card(s) (the stock ran out mid-penalty)",
+                "PRESETS.md ruling 10",
+            )
+        owed = owed_previous(s).get(player)
+        if owed:
+            return (
+                "missed_penalty",
+                f"{player} plays {card} but first owes an effect draw of {owed}",
+                "option draw_previous; PRESETS.md ruling 8",
+            )
     if s.pending_skip and player == s.players[s.current]:
         if answers_skip(s, card):
             return None
@@ -255,13 +318,13 @@ def draw_problem(s: State, player: str, notes: set[str] | None = None) -> tuple[
         ``(reason, "")`` for a legal draw (``"no_play"``, ``"voluntary"`` or ``"cover"``),
         else ``("", why)``.
     """
-    if pending_draw(s):
+    if s.pending_draw and pending_draw(s):
         return "", f"a draw of {s.pending_draw} is pending"
     if s.must_play is not None:
         return "", f"the drawn {s.must_play} covers and must be played"
     if s.turn_over_after_draw:
         return "", "the turn is over after that draw; pass"
-    if drawable(s) == 0:
+    if not s.stock and drawable(s) == 0:
         return "", (
             "nothing is left to draw (the stock is empty and the discard pile cannot be "
             "reshuffled); a player with no card to play passes"
@@ -348,3 +411,44 @@ def pass_problem(
     if not s.draws_this_turn:
         return "a player passes only after drawing, or when there is nothing to draw"
     return f"drew {s.draws_this_turn} of {s.rules.max_draws} allowed draws"
+
+
+def jump_problem(s: State, player: str, cards: list[Card]) -> Problem | None:
+    """Why ``player`` may not jump in with ``cards`` now, or None (PRESETS.md ruling 7)."""
+    rule = "option jump_in; PRESETS.md ruling 7"
+    if s.phase != PLAY:
+        return ("play_after_round_end", "the round is over", rule)
+    if s.awaiting_suit is not None:
+        return ("missing_suit_choice", f"{s.awaiting_suit} has not named the suit yet", rule)
+    if not s.jump_open:
+        return (
+            "wrong_player",
+            "a jump-in comes only right after a play (not on the starter, not after a "
+            "draw, a pass or a penalty)",
+            rule,
+        )
+    if player == s.last_player:
+        return ("wrong_player", "nobody jumps in on the own play", rule)
+    if s.cover_owed is not None or s.play_again_owed:
+        return ("wrong_player", "a cover or a play-again is owed", rule)
+    if s.prev_owed.get(player):
+        return (
+            "missed_penalty",
+            f"{player} owes {s.prev_owed[player]} card(s) to draw first",
+            "option draw_previous; PRESETS.md ruling 8",
+        )
+    top = s.discard[-1]
+    if any(c != top for c in cards):
+        return (
+            "card_does_not_match",
+            f"{' '.join(cards)} is not identical to the top card {top}",
+            rule,
+        )
+    short = missing_cards(s, player, cards)
+    if short:
+        return (
+            "card_not_in_hand",
+            f"{player} does not hold {' '.join(sorted(short.elements()))}",
+            "FORMAT.md Conventions (card conservation)",
+        )
+    return None

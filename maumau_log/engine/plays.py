@@ -14,10 +14,9 @@ from collections import Counter
 
 from ..cards import Card
 from ..events import Play, SuitChoice
-from ..rules import CardRule
 from .actions import describe_legal
-from .errors import Problem, fail
-from .legality import finish_allowed, play_problem
+from .errors import fail
+from .legality import after_draw_problem, finish_allowed, jump_problem, play_problem, quiet_turn
 from .partial import missing_cards, seen_at
 from .state import (
     ENDED,
@@ -29,11 +28,11 @@ from .state import (
     begin_turn_same,
     drawable,
     next_seat,
-    note_turn_action,
     set_cover,
     update_pile,
 )
 from .stock import check_card
+from .tables import CardInfo
 from .turns import known_player, resolve_skip, turn_check
 
 
@@ -45,9 +44,31 @@ def on_play(s: State, ev: Play) -> None:
             their legality (``card_does_not_match``, ``missed_penalty`` ...).
     """
     player = ev.player
+    cards = ev.cards
+    if (
+        len(cards) == 1
+        and not ev.jump_in
+        and s.phase == PLAY
+        and player == s.players[s.current]
+        and quiet_turn(s)
+    ):
+        # the usual play: one card by the player to move, who owes nothing: legal exactly
+        # when the card is in pile_ok and allowed after this turn's draw, if any
+        # (legality.quiet_turn); anything else takes the checks below, which name the
+        # problem
+        card = cards[0]
+        hand = s.hands[player]
+        if (
+            card in s.pile_ok
+            and len(hand) > 1
+            and card in hand
+            and (not s.draws_this_turn or after_draw_problem(s, player, card) is None)
+        ):
+            s.first_action_done = True  # as turn_check
+            lay_down(s, player, cards)
+            return
     if player not in s.seat:
         known_player(s, player, "play")
-    cards = ev.cards
     if not cards:
         fail("schema_error", "play.cards is empty", "FORMAT.md Events (play)")
     table = s.cards
@@ -172,47 +193,6 @@ def check_multi(s: State, player: str, cards: list[Card]) -> None:
         )
 
 
-def jump_problem(s: State, player: str, cards: list[Card]) -> Problem | None:
-    """Why ``player`` may not jump in with ``cards`` now, or None (PRESETS.md ruling 7)."""
-    rule = "option jump_in; PRESETS.md ruling 7"
-    if s.phase != PLAY:
-        return ("play_after_round_end", "the round is over", rule)
-    if s.awaiting_suit is not None:
-        return ("missing_suit_choice", f"{s.awaiting_suit} has not named the suit yet", rule)
-    if not s.jump_open:
-        return (
-            "wrong_player",
-            "a jump-in comes only right after a play (not on the starter, not after a "
-            "draw, a pass or a penalty)",
-            rule,
-        )
-    if player == s.last_player:
-        return ("wrong_player", "nobody jumps in on the own play", rule)
-    if s.cover_owed is not None or s.play_again_owed:
-        return ("wrong_player", "a cover or a play-again is owed", rule)
-    if s.prev_owed.get(player):
-        return (
-            "missed_penalty",
-            f"{player} owes {s.prev_owed[player]} card(s) to draw first",
-            "option draw_previous; PRESETS.md ruling 8",
-        )
-    top = s.discard[-1]
-    if any(c != top for c in cards):
-        return (
-            "card_does_not_match",
-            f"{' '.join(cards)} is not identical to the top card {top}",
-            rule,
-        )
-    short = missing_cards(s, player, cards)
-    if short:
-        return (
-            "card_not_in_hand",
-            f"{player} does not hold {' '.join(sorted(short.elements()))}",
-            "FORMAT.md Conventions (card conservation)",
-        )
-    return None
-
-
 def lay_down(
     s: State, player: str, cards: list[Card], answering_skip: bool = False, jump: bool = False
 ) -> None:
@@ -220,66 +200,117 @@ def lay_down(
     if s.just_skipped:
         s.just_skipped = set()
     hand = s.hands[player]
-    for card in cards:
+    if len(cards) == 1:
+        card = cards[0]
         if card in hand:
             hand.remove(card)
         else:  # a card shown from a hidden hand (checked by check_in_hand)
-            assert s.unseen is not None
-            hand.remove(HIDDEN)
-            s.unseen[card] -= 1
+            _from_hidden(s, hand, card)
+        s.discard.append(card)
+        info = last = s.info[card]
+    else:
+        for card in cards:
+            if card in hand:
+                hand.remove(card)
+            else:
+                _from_hidden(s, hand, card)
+        s.discard.extend(cards)
+        info = s.info[cards[0]]
+        last = s.info[cards[-1]]
     if hand and s.faults:  # a fault is caught before the next turn action, or right after
         s.faults.pop(player, None)  # going out
     s.plays += 1
     s.blocked_passes = 0
-    s.discard.extend(cards)
     s.last_play = cards
-    rules = s.rules
-    info = s.cards[cards[0]]
     cancels = False
-    if s.pending_draw and (info.cancel or (info.wild and rules.wild_on_pending)):
+    if s.pending_draw and (info.cancel or (info.wild and s.wild_on_pending)):
         cancels = True
         s.pending_draw = 0
         s.pending_rank = None
     if answering_skip or jump:  # the answered skip lapses; a jumper's replaces it
         s.pending_skip = 0
         s.skip_rank = None
-    if jump:
-        s.turns[player] += 1
-    _clear_for_play(s, s.cards[cards[-1]].wild)
+        if jump:
+            s.turns[player] += 1
+    _clear_for_play(s, last)
     if s.calls_last and len(hand) == 1:
         s.window = (player, "last")
-    after_cards(s, player, cards, cancels=cancels)
-    if not hand and s.cover_owed is not None:
+    if last.plain and len(cards) == 1:
+        # the usual play: one card with no wild, previous-player, cover or play-again
+        # power: its reverse, draw or skip, then the turn moves (after_cards for this
+        # case, inlined: the hot path)
+        seat = s.seat[player]
+        steps = 1
+        if last.reverse:
+            s.direction = -s.direction
+            if s.reverse_skips:
+                steps = 0
+        if last.draw:
+            if not cancels:
+                if s.stock or drawable(s) > 0:
+                    s.pending_draw += last.draw
+                    s.pending_rank = last.rank
+                    s.pending_ends_turn = s.draw_ends_turn or last.skip
+                else:  # no card left anywhere: the draw card draws nothing (ruling 12)
+                    s.pending_draw = 0
+                    s.pending_rank = None
+        elif last.skip:
+            if s.skip_answer or s.wild_on_pending:
+                # the skipped player may still answer (a skip card of the rank, or a wild
+                # card that cancels it: rulings 2 and 6)
+                s.pending_skip = 1
+                s.skip_rank = last.rank
+            else:
+                skipped = s.players[(seat + s.direction) % s.n]
+                s.skipped[skipped] += 1
+                s.just_skipped.add(skipped)
+                steps = 2
+        begin_turn(s, (seat + steps * s.direction) % s.n)
+    else:
+        after_cards(s, player, cards, cancels=cancels)
+    if player != s.last_turn_actor:  # note_turn_action
+        s.prev_turn_actor = s.last_turn_actor
+        s.last_turn_actor = player
+    s.jump_open = True
+    s.last_player = player
+    if not hand:
+        if s.cover_owed is None:
+            # a play-again card owes a further card only "if there is one" (ruling 4): an
+            # empty hand ends the round; a cover is owed even then (ruling 5)
+            s.play_again_owed = False
+            go_out(s, player)
+            return
         # emptying the hand while a cover is owed is not going out (ruling 19): the call
         # window closes with no fault and a call fault of the player lapses
         s.window = None
         s.faults.pop(player, None)
-    note_turn_action(s, player)
-    s.jump_open = True
-    s.last_player = player
-    if not hand and s.cover_owed is None:
-        # a play-again card owes a further card only "if there is one" (ruling 4): an
-        # empty hand ends the round; a cover is owed even then (ruling 5)
-        s.play_again_owed = False
-        go_out(s, player)
-    elif rules.max_plays is not None and s.plays >= rules.max_plays:
+    if s.plays >= s.play_limit:
         s.phase = ENDED  # a wild card that ends the round names no suit
         s.awaiting_suit = None
         s.prev_owed.clear()
-        s.ended_reason = f"max_plays = {rules.max_plays} reached"
+        s.ended_reason = f"max_plays = {s.rules.max_plays} reached"
 
 
-def _clear_for_play(s: State, wild: bool) -> None:
-    """A play ends the turn's obligations and any named suit. (A function of its own: the
-    compiled build must not assume ``cover_owed`` stays None in :func:`lay_down`.)"""
+def _from_hidden(s: State, hand: list[Card], card: Card) -> None:
+    """A card shown from a hidden hand leaves it (checked by check_in_hand)."""
+    assert s.unseen is not None
+    hand.remove(HIDDEN)
+    s.unseen[card] -= 1
+
+
+def _clear_for_play(s: State, last: CardInfo) -> None:
+    """A play ends the turn's obligations and any named suit; the pile's cards are the
+    ones that go on ``last`` (:func:`.state.update_pile` in this state, looked up). (A
+    function of its own: the compiled build must not assume ``cover_owed`` stays None in
+    :func:`lay_down`.)"""
     s.cover_owed = None
     s.cover_drawing = False
     s.must_play = None
     s.play_again_owed = False
     s.any_card = False
     s.suit_to_follow = None
-    s.top_played_wild = wild
-    update_pile(s)
+    s.top_played_wild = last.wild
+    s.pile_ok = last.pile_after
 
 
 def after_cards(
@@ -291,12 +322,8 @@ def after_cards(
     decides a wild's suit choice, a cover and a play-again."""
     rules = s.rules
     seat = s.seat[player]
-    last = s.cards[cards[-1]]
-    if len(cards) == 1 and not (last.wild or last.draw_previous or last.cover or last.play_again):
-        # the usual play: one card with no wild, previous-player, cover or play-again power
-        _one_card(s, seat, last, cancels)
-        return
-    infos = [s.cards[c] for c in cards]
+    last = s.info[cards[-1]]
+    infos = [s.info[c] for c in cards]
     if last.wild and rules.wild_names_suit and not starter_card and s.hands[player]:
         s.awaiting_suit = player
     if not starter_card and last.draw_previous:
@@ -312,7 +339,7 @@ def after_cards(
     steps = 1
     if last.reverse and (len(infos) == 1 or sum(i.reverse for i in infos) % 2):
         s.direction = -s.direction
-        if s.n == 2 and rules.reverse_two_players == "skip":
+        if s.reverse_skips:
             steps = 0
     if len(infos) == 1:
         draw = last.draw
@@ -341,35 +368,6 @@ def after_cards(
                 s.skipped[skipped] += 1
                 s.just_skipped.add(skipped)
             steps += skips
-    begin_turn(s, next_seat(s, seat, steps))
-
-
-def _one_card(s: State, seat: int, info: CardRule, cancels: bool) -> None:
-    """:func:`after_cards` for one card that is not wild, draws no previous player, owes
-    no cover or play-again: its reverse, draw or skip, then the turn moves."""
-    steps = 1
-    if info.reverse:
-        s.direction = -s.direction
-        if s.n == 2 and s.rules.reverse_two_players == "skip":
-            steps = 0
-    if info.draw:
-        if not cancels:
-            if drawable(s) > 0:
-                s.pending_draw += info.draw
-                s.pending_rank = info.rank
-                s.pending_ends_turn = s.rules.draw_ends_turn or info.skip
-            else:  # no card left anywhere: the draw card draws nothing (ruling 12)
-                s.pending_draw = 0
-                s.pending_rank = None
-    elif info.skip:
-        if s.rules.skip_answer or s.rules.wild_on_pending:
-            s.pending_skip = 1
-            s.skip_rank = info.rank
-        else:
-            skipped = s.players[next_seat(s, seat, 1)]
-            s.skipped[skipped] += 1
-            s.just_skipped.add(skipped)
-            steps += 1
     begin_turn(s, next_seat(s, seat, steps))
 
 

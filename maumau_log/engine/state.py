@@ -21,7 +21,7 @@ from ..events import Game
 from ..matches import RoundContext
 from ..rules import CardRule, Ruleset
 from ..shuffle import ALGORITHM as FAIR_SHUFFLE
-from .tables import Tables, tables
+from .tables import CardInfo, Tables, tables
 
 # Phases of a round.
 SETUP = "setup"  # header seen, no deal yet
@@ -30,6 +30,8 @@ OUT = "out"  # a player emptied the hand: calls, a catch or round_end may follow
 ENDED = "ended"  # over with no winner (play limit, blocked stock, abandon): round_end only
 FINISHED = "finished"  # round_end seen: match_end only
 
+NO_LIMIT = 1 << 60
+"""``play_limit`` without ``max_plays``: never reached."""
 CALL_REASONS = ("missed_call", "wrong_call")
 HIDDEN = "?"
 """A card in a hand or the stock that a partial log does not show (FORMAT.md
@@ -52,6 +54,13 @@ class State:
     refills: bool  # empty_stock = "reshuffle": the discard pile refills the stock
     calls_last: bool  # a call is due for the last card (call_last_card or call_last_wild)
     cards: dict[Card, CardRule]  # what every card code of the pack does (rules.cards)
+    info: dict[Card, CardInfo]  # the same as typed records for the hot paths (tables.info)
+    jump_in: bool  # option jump_in (ruling 7)
+    wild_on_pending: bool  # option wild_on_pending (rulings 2 and 6)
+    skip_answer: bool  # option skip_answer (ruling 6)
+    draw_ends_turn: bool  # option draw_ends_turn (ruling 3)
+    reverse_skips: bool  # two players and reverse_two_players = "skip"
+    play_limit: int  # option max_plays, or a count never reached when there is none
     players: list[str]  # in seat order
     n: int  # number of players
     seat: dict[str, int]  # player to seat index
@@ -142,8 +151,15 @@ class State:
         self.refills = rules.empty_stock == "reshuffle"
         self.calls_last = bool(rules.call_last_card or rules.call_last_wild)
         self.cards = rules.cards
+        self.info = self.tables.info
+        self.jump_in = rules.jump_in
+        self.wild_on_pending = rules.wild_on_pending
+        self.skip_answer = rules.skip_answer
+        self.draw_ends_turn = rules.draw_ends_turn
         self.players = list(header.players)
         self.n = len(self.players)
+        self.reverse_skips = self.n == 2 and rules.reverse_two_players == "skip"
+        self.play_limit = rules.max_plays if rules.max_plays is not None else NO_LIMIT
         self.seat = {p: i for i, p in enumerate(self.players)}
         self.match = match
         self.match_totals = None
@@ -254,7 +270,10 @@ def _restore(
 
 # the fields a deep copy copies: all declared on State but the read-only ones
 # (_SHARED); tests/test_engine_layout.py keeps it complete
-_SHARED = ("rules", "header", "tables", "refills", "calls_last", "cards", "match")
+_SHARED = (
+    "rules", "header", "tables", "refills", "calls_last", "cards", "info", "jump_in",
+    "wild_on_pending", "skip_answer", "draw_ends_turn", "reverse_skips", "play_limit", "match",
+)  # fmt: skip
 _COPIED: tuple[str, ...] = (
     "players", "n", "seat", "dealer", "match_totals", "match_rounds_won", "match_over",
     "match_winner", "match_end_seen", "fair_seed", "reshuffles", "unseen", "unchecked", "phase",
@@ -327,7 +346,7 @@ def begin_turn_same(s: State, seat: int) -> None:
 
 def end_turn(s: State) -> None:
     """The current player's turn ends with no card effect (after a draw or pass)."""
-    begin_turn(s, next_seat(s, s.current))
+    begin_turn(s, (s.current + s.direction) % s.n)  # next_seat
 
 
 def first_seat(s: State) -> int:

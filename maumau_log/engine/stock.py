@@ -72,6 +72,19 @@ def take(
         RuleViolation: ``wrong_draw_count``, ``draw_not_from_stock_top``,
             ``unsupported_rule`` (a count-only draw from an unlogged stock order).
     """
+    stock = s.stock
+    if (
+        cards is not None
+        and len(cards) == 1
+        and (count is None or count == 1)
+        and stock
+        and stock[-1] == cards[0]
+        and s.stock_ordered
+        and s.unseen is None
+    ):  # the usual draw: the one card on top of a known stock
+        stock.pop()
+        s.hands[player].append(cards[0])
+        return cards
     if cards is not None:
         table = s.cards
         if len(cards) == 1 and cards[0] in table:
@@ -88,7 +101,6 @@ def take(
     else:
         drawn = []
         n = count if count is not None else 1
-    stock = s.stock
     if n > len(stock):
         if not stock and s.rules.empty_stock == "reshuffle" and len(s.discard) > 1:
             fail(
@@ -193,8 +205,12 @@ def on_reshuffle(s: State, ev: Reshuffle) -> None:
         s.discard = s.discard[-1:]
         return
     if ev.stock is not None:
-        new = [check_card(s, c, "reshuffle.stock") for c in ev.stock]
-        if Counter(new) != Counter(under):
+        new = (
+            list(ev.stock)
+            if set(ev.stock).issubset(s.cards)
+            else [check_card(s, c, "reshuffle.stock") for c in ev.stock]
+        )
+        if sorted(new) != sorted(under):
             extra = sorted((Counter(new) - Counter(under)).elements())
             missing = sorted((Counter(under) - Counter(new)).elements())
             fail(

@@ -10,8 +10,53 @@ the pile's top, the named suit or the wild state changes (:func:`pile_cards`).
 
 from __future__ import annotations
 
+from typing import Final, final
+
 from ..cards import SUITS, Card
-from ..rules import Ruleset
+from ..rules import CardRule, Ruleset
+
+
+@final
+class CardInfo:
+    """What one card does, as typed fields (the hot paths read these; the compiled build
+    reads them as C struct fields, where a :class:`~maumau_log.rules.CardRule` tuple
+    would be a dynamic attribute look-up). Built from the ruleset's ``CardRule``.
+
+    Attributes:
+        rank, suit, wild, draw, draw_previous, skip, reverse, play_again, cover, cancel:
+            as :class:`~maumau_log.rules.CardRule`.
+        plain: no wild, previous-player draw, cover or play-again power: after such a card
+            alone the turn simply moves on (with its reverse, draw or skip).
+        pile_after: the cards that may go on it right after it is played plainly (no
+            suit named yet, no cover owed): :attr:`Tables.on_top` or ``on_top_wild``.
+    """
+
+    rank: Final[str]
+    suit: Final[str | None]
+    wild: Final[bool]
+    draw: Final[int]
+    draw_previous: Final[int]
+    skip: Final[bool]
+    reverse: Final[bool]
+    play_again: Final[bool]
+    cover: Final[bool]
+    cancel: Final[bool]
+    plain: Final[bool]
+    pile_after: Final[frozenset[Card]]
+
+    def __init__(self, rule: CardRule, pile_after: frozenset[Card]) -> None:
+        self.rank = rule.rank
+        self.suit = rule.suit
+        self.wild = rule.wild
+        self.draw = rule.draw
+        self.draw_previous = rule.draw_previous
+        self.skip = rule.skip
+        self.reverse = rule.reverse
+        self.play_again = rule.play_again
+        self.cover = rule.cover
+        self.cancel = rule.cancel
+        self.plain = not (rule.wild or rule.draw_previous or rule.cover or rule.play_again)
+        self.pile_after = pile_after
 
 
 class Tables:
@@ -24,6 +69,7 @@ class Tables:
         plain: every non-wild card (``wild_starter = "any"``).
         with_suit: a suit (None for jokers) to every card of it, wild or not (the covers of
             ``cover_match = "suit"``, ruling 20).
+        info: every card code to its :class:`CardInfo`.
     """
 
     wild: frozenset[Card]
@@ -34,6 +80,7 @@ class Tables:
     plain: frozenset[Card]
     plain_wild: frozenset[Card]
     with_suit: dict[str | None, frozenset[Card]]
+    info: dict[Card, CardInfo]  # every card code of the pack to what it does
 
     def __init__(self, rules: Ruleset) -> None:
         cards = rules.cards
@@ -56,6 +103,14 @@ class Tables:
         self.with_suit = {}  # every card of a suit, wild or not (cover_match = "suit")
         for key in {i.suit for i in cards.values()}:
             self.with_suit[key] = frozenset(c for c, i in cards.items() if i.suit == key)
+        # the pile after a card played plainly: state.update_pile with no suit named and
+        # no cover owed (wild on wild only where wild_on_wild allows it)
+        self.info = {
+            c: CardInfo(
+                i, self.on_top_wild[c] if rules.wild_on_wild or not i.wild else self.on_top[c]
+            )
+            for c, i in cards.items()
+        }
 
 
 _CACHE: dict[int, tuple[Ruleset, Tables]] = {}

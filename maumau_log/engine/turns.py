@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..cards import Card
 from .actions import describe_legal
 from .errors import fail, what
-from .legality import answers_skip
+from .legality import answers_skip, penalty_first
 from .state import ENDED, OUT, PLAY, SETUP, State, begin_turn, drawable, next_seat
 
 
@@ -75,12 +75,12 @@ def turn_check(s: State, player: str, verb: str, cards: list[Card] | None = None
             "option wild_names_suit; FORMAT.md Conventions (suit right after the wild)",
             f"a suit event by {s.awaiting_suit}",
         )
-    if s.penalty_owed is not None and s.penalty_owed[0] != player:
-        owed_by = s.penalty_owed[0]
+    split = penalty_first(s, player) if s.penalty_owed is not None else None
+    if split is not None:
+        owed_by = split[0]
         fail(
             "missed_penalty",
-            f"{owed_by} still owes {s.penalty_owed[1]} penalty card(s) "
-            "(the stock ran out mid-penalty)",
+            f"{owed_by} still owes {split[1]} penalty card(s) (the stock ran out mid-penalty)",
             "PRESETS.md ruling 10",
             f"a reshuffle, then {owed_by}'s penalty draw",
         )
