@@ -393,7 +393,20 @@ def _cuts(path: Path, target: int) -> list[tuple[int, int]]:
         while more := fh.read(_SCAN):
             buf += more
             at = 0
-            while (nl := buf.find(b"\n", at)) >= 0:
+            while True:
+                rel = want - base
+                if rel > at:  # no cut before ``want``: skip those lines, counted in C
+                    n = buf.find(b"\n", rel - 1)  # ends the line before the first at >= want
+                    if n < 0:
+                        last = buf.rfind(b"\n", at)
+                        if last >= at:
+                            lines += buf.count(b"\n", at, last + 1)
+                            at = last + 1
+                        break
+                    lines += buf.count(b"\n", at, n + 1)
+                    at = n + 1
+                if (nl := buf.find(b"\n", at)) < 0:
+                    break
                 start = base + at
                 head = _header_at(buf[at:nl]) if start >= want else None
                 if head is not None and not head[1]:  # a header that continues no match

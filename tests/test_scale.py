@@ -18,6 +18,8 @@ from typing import Any
 
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from maumau_log.collector import RecordCollector
 from maumau_log.logfile import LogReadError, expand_paths, iter_lines
@@ -411,3 +413,62 @@ def test_uri_inputs_need_ray() -> None:
     res = CliRunner().invoke(app, ["validate", "s3://bucket/logs/"])
     assert res.exit_code == 2
     assert "a URI input (s3://bucket/logs/) needs --engine ray" in res.stderr
+
+
+def _cuts_line_by_line(data: bytes, target: int) -> list[tuple[int, int]]:
+    """The cut rule read off line by line (the scan before it skipped lines in C)."""
+    from maumau_log.shard import _header_at
+
+    cuts: list[tuple[int, int]] = []
+    want, start, fallback = target, 0, None
+    for number, line in enumerate(data.split(b"\n")[:-1], start=1):
+        head = _header_at(line) if start >= want else None
+        if head is not None and not head[1]:
+            cuts.append((start, number))
+            want, fallback = start + target, None
+        elif head is not None:
+            if fallback is not None and start - fallback[0] > target // 4:
+                cuts.append(fallback)
+                want, fallback = fallback[0] + target, None
+            if fallback is None and start >= want:
+                fallback = (start, number)
+        start += len(line) + 1
+    return cuts
+
+
+_LINES = [
+    b'{"type":"game","format":"maumau-log/1","game_id":"g","ruleset":"classic","players":["a","b"]}',
+    b'{"type":"game","format":"maumau-log/1","game_id":"m2","ruleset":"classic",'
+    b'"players":["a","b"],"match_id":"m","round":2}',
+    b'{"type":"pass","player":"a"}',
+    b"",
+    b"{broken",
+    b'{"type":"draw","player":"b","cards":["7H"]}   ',
+]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    picks=st.lists(st.integers(0, len(_LINES) - 1), max_size=60),
+    target=st.integers(1, 400),
+    scan=st.integers(1, 300),
+    tail=st.booleans(),
+)
+def test_cut_scan_equals_the_line_by_line_rule(
+    picks: list[int], target: int, scan: int, tail: bool, tmp_path_factory: Any
+) -> None:
+    # issue 11 (10^6 games): the planner skips the lines before each due cut in C; the
+    # cuts (byte offset, line number) must be those of the rule applied to every line,
+    # whatever the read size (lines cut across reads) and with or without a last newline
+    import maumau_log.shard as shard_mod
+
+    data = b"".join(_LINES[i] + b"\n" for i in picks) + (b'{"type":"pass"' if tail else b"")
+    log = tmp_path_factory.mktemp("cuts") / "log.jsonl"
+    log.write_bytes(data)
+    old = shard_mod._SCAN
+    shard_mod._SCAN = scan
+    try:
+        got = shard_mod._cuts(log, target)
+    finally:
+        shard_mod._SCAN = old
+    assert got == _cuts_line_by_line(data, target)
