@@ -6,7 +6,10 @@ workers finish in; :func:`merge_order` then puts back what crosses shards (match
 ``--jobs N`` gives exactly the results of ``--jobs 1``: the same outcomes in the same order.
 
 The pool (:func:`pool_results`) uses :class:`concurrent.futures.ProcessPoolExecutor`: at most
-``2 * jobs`` shards are in flight (memory stays bounded), workers ignore SIGINT so that
+``4 * jobs`` shards are in flight or waiting to be yielded (memory stays bounded by
+that many shards' results, not by the input; a window of ``2 * jobs`` left the workers
+idle while the parent took in a result: ``validate --jobs 2`` of 10^5 games 20.2 s ->
+14.6 s, ``--jobs 1`` 27.1 s), workers ignore SIGINT so that
 Ctrl-C reaches only the parent, which then kills every worker and lets the ingest roll back.
 A worker that dies (killed, out of memory) breaks the pool: the shards in flight are run
 again one at a time in a fresh pool, so the one that kills its worker is found and reported
@@ -107,7 +110,7 @@ def pool_results(shards: Sequence[Shard], task: ShardTask, jobs: int) -> Iterato
     if jobs <= 1 or len(shards) <= 1:
         yield from serial_results(shards, task)
         return
-    window = 2 * jobs
+    window = 4 * jobs  # see the module docstring
     pool = _pool(jobs)
     flight: dict[int, Future[Outcome]] = {}
     done: dict[int, Outcome] = {}
