@@ -244,7 +244,7 @@ def test_cli_validate_one_file_human_report() -> None:
     result = runner.invoke(app, ["validate", str(BROKEN / "wrong_score.jsonl")])
     assert result.exit_code == 1
     assert "wrong_score" in result.output
-    assert "1 games: 0 valid, 1 invalid" in result.output
+    assert "1 game: 0 valid, 1 invalid" in result.output  # not "1 games" (fresh tester)
     assert "Traceback" not in result.output
 
 

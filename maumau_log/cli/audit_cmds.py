@@ -56,8 +56,9 @@ def skipped_line(report: AuditReport) -> str | None:
 
 
 def _text_report(report: AuditReport) -> None:
+    n_games = f"{report.games} game{'' if report.games == 1 else 's'}"
     err.print(
-        f"{report.games} games ({report.valid} valid, {report.replayed} "
+        f"{n_games} ({report.valid} valid, {report.replayed} "
         f"{'with facts from the ingest' if report.facts_from == 'ingest' else 'replayed'}); "
         f"{len(report.tested)} tests run, {len(report.findings) - len(report.tested)} skipped; "
         f"Holm-corrected at alpha {report.alpha} (min {report.min_games} games per test)",

@@ -109,8 +109,9 @@ def _print_ingest(summary: IngestSummary) -> None:
         err.print(f"[dim]{safe(summary.conflicts[0].hint(summary.dataset))}[/]", highlight=False)
     rate = summary.events / summary.seconds if summary.seconds else 0.0
     colour = "red" if summary.exit_code else "green"
+    games = f"{summary.games} game{'' if summary.games == 1 else 's'}"
     err.print(
-        f"[bold {colour}]{summary.games} games read ({summary.valid} valid, "
+        f"[bold {colour}]{games} read ({summary.valid} valid, "
         f"{summary.invalid} invalid): {summary.added} added, {summary.duplicates} already "
         f"stored, {len(summary.conflicts)} conflicts[/] -> {summary.dataset} "
         f"({summary.events} events in {summary.seconds:.1f} s, {rate:,.0f} events/s)",

@@ -54,8 +54,12 @@ def _flatten(df: pl.DataFrame) -> pl.DataFrame:
 
 
 def _cell(value: Any) -> str:
+    """One table cell as text: None "-", a bool "yes"/"no" (not Python's True/False),
+    a float to 3 places, a list space-joined."""
     if value is None:
         return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if isinstance(value, float):
         return f"{value:.3f}"
     if isinstance(value, list):

@@ -215,9 +215,9 @@ class ValidationRun:
             err.print(f"[bold red]failed shard:[/] {safe(problem)}", highlight=False)
         bad = self.violations or self.unreadable or self.failed or self.conflicting_ids
         colour = "red" if bad else "green"
+        games = f"{self.games} game{'' if self.games == 1 else 's'}"
         err.print(
-            f"[bold {colour}]{self.games} games: {self.valid} valid, "
-            f"{self.games - self.valid} invalid[/]"
+            f"[bold {colour}]{games}: {self.valid} valid, {self.games - self.valid} invalid[/]"
         )
 
 
