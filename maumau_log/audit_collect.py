@@ -12,15 +12,14 @@ import os
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime
 from itertools import pairwise
 from pathlib import Path
-from typing import Any
 
 import msgspec
 import polars as pl
 import pyarrow.parquet as pq
 
+from .audit_facts import time_ms
 from .audit_findings import (
     _DECISIONS,
     CALL_REASONS,
@@ -34,20 +33,6 @@ from .store import UNKNOWN, read_manifest, scan_all
 
 # ---------------------------------------------------------------------------------------
 # Collecting what the tests need (one replay of every valid game)
-
-
-def _time_ms(value: Any) -> float | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int | float):
-        return float(value)
-    if isinstance(value, str):
-        try:
-            dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            return None
-        return dt.timestamp() * 1000.0
-    return None
 
 
 @dataclass
@@ -101,12 +86,12 @@ def _replay(game: _GameFacts, raws: list[str], prev_winner: str | None = None) -
         )
     engine = Engine(game.rules, header, ctx)
     game.dealer = engine.dealer
-    prev_t = _time_ms(header.t)
+    prev_t = time_ms(header.t)
     prev_player: str | None = None
     seen_faults: Counter[str] = Counter()
     for index, raw in enumerate(raws[1:], start=1):
         ev = decode_event(raw)
-        t = _time_ms(ev.t)
+        t = time_ms(ev.t)
         player = getattr(ev, "player", None)
         if (
             isinstance(ev, Penalty)
