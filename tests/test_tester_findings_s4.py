@@ -147,7 +147,7 @@ HOSTILE = {
 }
 WRITTEN = {
     "\\u001b[31mred",
-    "'=HYPERLINK(\"http://x\",\"y\")",
+    '\'=HYPERLINK("http://x","y")',
     "'+1",
     "tab\\u0009here",
 }
@@ -214,9 +214,7 @@ def test_game_at_range(tmp_path: Path, at: int, ok: bool) -> None:
         assert res.exit_code == 0, res.output
     else:
         assert res.exit_code == 2
-        assert f"--at takes 0..12, not {at} (events 0..11 replayed; event 12 is where" in _said(
-            res
-        )
+        assert f"--at takes 0..12, not {at} (events 0..11 replayed; event 12 is where" in _said(res)
 
 
 @pytest.mark.parametrize("at, code", [(-1, 2), (0, 0), (12, 0), (13, 2)])
