@@ -131,18 +131,18 @@ def _text_report(report: AuditReport) -> None:
         ("invalid_by_client", "Games by client"),
     ):
         rows = report.tables.get(name, [])
-        groups: dict[tuple[str, ...], list[dict[str, object]]] = {}
+        groups: dict[str, list[dict[str, object]]] = {}
         for r in rows:  # a table per ruleset and table size: its label whole in the title
-            key = tuple(str(r[k]) for k in ("ruleset", "players") if k in r)
-            groups.setdefault(key, []).append({k: v for k, v in r.items() if k not in GROUPED})
-        for key, group in groups.items():
-            where = (
-                ", ".join([clean(key[0]), *([f"{key[1]} players"] if len(key) > 1 else [])])
-                if key
-                else ""
+            where = ", ".join(
+                [clean(str(r["ruleset"]))] * ("ruleset" in r)
+                + [f"{r['players']} players"] * ("players" in r)
             )
+            groups.setdefault(where, []).append({k: v for k, v in r.items() if k not in GROUPED})
+        for where, group in groups.items():
             t = Table(
-                title=f"{title}: {where}" if where else title, box=box.SIMPLE_HEAD, highlight=False
+                title=Text(f"{title}: {where}" if where else title),  # a label is no markup
+                box=box.SIMPLE_HEAD,
+                highlight=False,
             )
             for col in group[0]:  # two-line headers: the table fits 80 columns
                 numeric = isinstance(group[0][col], int | float)
