@@ -133,10 +133,10 @@ def _text_report(report: AuditReport) -> None:
         rows = report.tables.get(name, [])
         groups: dict[str, list[dict[str, object]]] = {}
         for r in rows:  # a table per ruleset and table size: its label whole in the title
-            where = ", ".join(
-                [clean(str(r["ruleset"]))] * ("ruleset" in r)
-                + [f"{r['players']} players"] * ("players" in r)
-            )
+            parts = [clean(str(r["ruleset"]))] if "ruleset" in r else []
+            if "players" in r:
+                parts.append(f"{r['players']} players")
+            where = ", ".join(parts)
             groups.setdefault(where, []).append({k: v for k, v in r.items() if k not in GROUPED})
         for where, group in groups.items():
             t = Table(
