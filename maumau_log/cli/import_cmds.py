@@ -130,7 +130,7 @@ def openspiel_cmd(
         fail(f"{out_file}: cannot write: {exc.strerror}")
     n_events = sum(g.count(b"\n") for g in games)
     err.print(
-        f"imported {len(games)} game(s), {n_events} events, to {out_file}"
+        f"imported {len(games):,} game(s), {n_events:,} events, to {out_file}"
         + (f"; {len(rejected)} rejected" if rejected else ""),
         highlight=False,
     )
