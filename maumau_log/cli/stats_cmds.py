@@ -15,12 +15,23 @@ from typing import Annotated
 import polars as pl
 import typer
 
-from ..rules import RulesetError, find_preset
 from ..stats import STATS_BY, filter_matches, filter_results, match_stats, player_stats
 from ..store_manifest import DatasetError, scan
 from . import app, dataset_read_error, fail
 from .frames import DatasetArg, _check_format, _emit, _print_board
 from .tables import MATCH_BOARD_COLUMNS
+
+
+def _preset(ruleset: str | None) -> str | None:
+    """The canonical preset name for ``--ruleset`` (an alias resolved); a name that is no
+    preset is kept: it matches no game. :mod:`maumau_log.rules` is imported only here."""
+    if ruleset is None:
+        return None
+    from ..rules import RulesetError, find_preset
+
+    with contextlib.suppress(RulesetError):
+        return find_preset(ruleset)
+    return ruleset
 
 
 def _match_board(
@@ -33,9 +44,7 @@ def _match_board(
 ) -> pl.DataFrame:
     try:
         matches = scan(dataset, "matches")
-        if ruleset is not None:
-            with contextlib.suppress(RulesetError):
-                ruleset = find_preset(ruleset)
+        ruleset = _preset(ruleset)
         lf = filter_matches(
             matches, ruleset=ruleset, player=player, since=since, include_invalid=include_invalid
         )
@@ -58,9 +67,7 @@ def _leaderboard(
 ) -> pl.DataFrame:
     try:
         results = scan(dataset, "results")
-        if ruleset is not None:
-            with contextlib.suppress(RulesetError):  # else keep the name: it matches no game
-                ruleset = find_preset(ruleset)
+        ruleset = _preset(ruleset)
         lf = filter_results(
             results,
             ruleset=ruleset,
