@@ -15,9 +15,11 @@ from typer.testing import CliRunner
 import maumau_log.cli.replay_cmds
 from maumau_log.cli import app
 from maumau_log.events import encode_event
-from maumau_log.game_ids import GameIdTally, repeated_in_memory
+from maumau_log.game_ids import GameIdTally, KnownGames, repeated_in_memory
+from maumau_log.records import ingest
 from maumau_log.shard import plan_shards
 from maumau_log.sim import simulate
+from maumau_log.store import known_games
 
 runner = CliRunner()
 
@@ -119,3 +121,56 @@ def test_validate_across_files_and_shards(
     assert doc["duplicate_game_ids"] == ["x", "y"]
     assert doc["conflicting_game_ids"] == {"x": [f"{one}:1", f"{two}:1"]}
     assert res.exit_code == 1  # a conflict
+
+
+def test_known_games_lookup_add_and_replace() -> None:
+    with KnownGames(cache_kib=64) as known:
+        assert known.lookup(["a"]) == {}
+        known.add({"a": (1, "f.jsonl", 3), "b\ud800": (-(2**63), "g.jsonl", 1)})
+        known.add({"a": (2, "h.jsonl", 9)})  # as a dict: the later entry
+        ids = [f"x{i}" for i in range(1200)]  # more than one lookup query
+        known.add({gid: (i, "many.jsonl", i + 1) for i, gid in enumerate(ids)})
+        assert known.lookup(["a", "b\ud800", "b", "x1199", "x0", "a"]) == {
+            "a": (2, "h.jsonl", 9),
+            "b\ud800": (-(2**63), "g.jsonl", 1),
+            "x1199": (1199, "many.jsonl", 1200),
+            "x0": (0, "many.jsonl", 1),
+        }
+        assert len(known.lookup(ids)) == 1200
+
+
+def test_known_games_load_equals_known_games(tmp_path: Path) -> None:
+    """Loaded from a dataset, the same entries as :func:`store.known_games`' dict."""
+    logs = tmp_path / "logs.jsonl"
+    games = [_game(5, "p"), _game(6, "q"), _game(7, "r")]
+    logs.write_bytes(b"\n".join(line for g in games for line in g) + b"\n")
+    ingest([logs], tmp_path / "ds")
+    want = known_games(tmp_path / "ds")
+    assert sorted(want) == ["p", "q", "r"] and want["q"][1:] == (str(logs), len(games[0]) + 1)
+    with KnownGames() as known:
+        known.load(tmp_path / "ds")
+        assert known.lookup(["p", "q", "r", "s"]) == want
+        known.load(tmp_path / "nothing")  # no dataset yet: nothing to add
+        assert known.lookup(["s"]) == {}
+
+
+def test_ingest_duplicates_and_conflicts_across_shards_and_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Repeats inside a shard, across shards and against the stored games of an earlier
+    ingest: counted and reported as before the on-disk index (first copy wins)."""
+    a, a2, c = _game(5, "x"), _game(6, "x"), _game(7, "y")
+    one = tmp_path / "one.jsonl"
+    one.write_bytes(b"\n".join([*a, *a, *c, *a2]) + b"\n")
+    first = ingest([one], tmp_path / "ds", shard_bytes=200)
+    assert (first.games, first.added, first.duplicates) == (4, 2, 1)
+    assert [(k.game_id, k.line) for k in first.conflicts] == [("x", 2 * len(a) + len(c) + 1)]
+    assert [(k.stored_file, k.stored_line) for k in first.conflicts] == [(str(one), 1)]
+    assert first.game_ids == ["x", "x", "y", "x"]
+    two = tmp_path / "two.jsonl"
+    two.write_bytes(b"\n".join([*c, *a2, *_game(8, "z")]) + b"\n")
+    again = ingest([two], tmp_path / "ds", keep_game_ids=False)
+    assert (again.games, again.added, again.duplicates, len(again.conflicts)) == (3, 1, 1, 1)
+    assert (again.conflicts[0].stored_file, again.conflicts[0].stored_line) == (str(one), 1)
+    assert again.game_ids == []
+    assert sorted(known_games(tmp_path / "ds")) == ["x", "y", "z"]

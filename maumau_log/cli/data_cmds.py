@@ -123,6 +123,7 @@ def _run_ingest(
     runner: Runner | None = None,
     progress: bool = True,
     uris: bool = False,
+    keep_game_ids: bool = True,
 ) -> IngestSummary:
     file_options = load_rules_file(rules)
     files = resolve_inputs(paths, uris=uris)
@@ -130,7 +131,8 @@ def _run_ingest(
     try:
         with shard_progress(None, progress) as tick:
             return ingest(files, dataset, file_options, on_report=on_report, runner=runner,
-                          on_shard=tick, on_plan=tick.planned)  # fmt: skip
+                          on_shard=tick, on_plan=tick.planned,
+                          keep_game_ids=keep_game_ids)  # fmt: skip
     except (DatasetError, LogReadError, RulesetError) as exc:
         fail(str(exc))
 
@@ -163,7 +165,13 @@ def ingest_cmd(
     """
     runner = make_runner(engine, jobs, address)
     summary = _run_ingest(
-        paths, dataset, rules, runner=runner, progress=progress, uris=engine == "ray"
+        paths,
+        dataset,
+        rules,
+        runner=runner,
+        progress=progress,
+        uris=engine == "ray",
+        keep_game_ids=False,  # only analyze ranks them: memory flat in the games (issue 11)
     )
     _print_ingest(summary)
     raise typer.Exit(summary.exit_code)
