@@ -8,17 +8,21 @@ parent's memory grow with the games (about 100 MiB at 10^5 games). :class:`GameI
 instead appends one compact row per game to a private temporary SQLite database (Python's
 ``sqlite3``: a well-kept, always-present engine whose sort and group-by spill to disk
 beyond a fixed page cache), in batches of ``batch`` rows; at the end one ``GROUP BY`` finds
-the ids that repeat and only their rows are read back into Python. Ids are compared as
-their exact UTF-8 bytes (never a hash), so two different ids can never be taken for one.
+the ids that repeat and only their rows are read back into Python. A run smaller than one
+batch never opens the database (nor imports ``sqlite3``): its rows are grouped in memory.
+Ids are compared as their exact UTF-8 bytes (never a hash), so two different ids can never
+be taken for one.
 """
 
 from __future__ import annotations
 
 import os
-import sqlite3
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import sqlite3
 
 _ROWS = "CREATE TABLE ids (id BLOB NOT NULL, content INTEGER, seq INTEGER NOT NULL, " \
     "file INTEGER NOT NULL, line INTEGER)"  # fmt: skip
@@ -71,6 +75,8 @@ class GameIdTally:
 
     def _connect(self) -> sqlite3.Connection:
         if self._db is None:
+            import sqlite3  # only once a batch is full: a small validate starts without it
+
             # "": a private temporary database on disk, deleted when closed
             self._db = sqlite3.connect("")
             self._db.execute(f"PRAGMA cache_size = -{int(self._cache_kib)}")
@@ -96,29 +102,36 @@ class GameIdTally:
         """
         if self._result is not None:
             return self._result
-        self._flush()
+        rows: Iterable[tuple[bytes, int | None, int, int | None]]
+        if self._db is None:  # nothing written yet: the batch alone, sorted like the query
+            ordered = sorted(self._rows, key=lambda r: (r[0], r[2]))
+            rows = ((key, h, file, line) for key, h, _seq, file, line in ordered)
+        else:
+            self._flush()
+            rows = self._db.execute(_REPEATED)
+        names = list(self._files)
         duplicates: list[str] = []
         conflicts: dict[str, list[str]] = {}
-        if self._db is not None:
-            names = list(self._files)
-            current: bytes | None = None
-            places: dict[int, str] = {}
+        current: bytes | None = None
+        count = 0
+        places: dict[int, str] = {}
 
-            def close_group() -> None:
-                if current is None:
-                    return
-                gid = current.decode("utf-8", "surrogatepass")
-                duplicates.append(gid)
-                if len(places) > 1:
-                    conflicts[gid] = sorted(places.values())
+        def close_group() -> None:
+            if current is None or count < 2:
+                return
+            gid = current.decode("utf-8", "surrogatepass")
+            duplicates.append(gid)
+            if len(places) > 1:
+                conflicts[gid] = sorted(places.values())
 
-            for key, content, file, line in self._db.execute(_REPEATED):
-                if key != current:
-                    close_group()
-                    current, places = key, {}
-                if content is not None:
-                    places.setdefault(content, f"{names[file]}:{line}")
-            close_group()
+        for key, content, file, line in rows:
+            if key != current:
+                close_group()
+                current, count, places = key, 0, {}
+            count += 1
+            if content is not None:
+                places.setdefault(content, f"{names[file]}:{line}")
+        close_group()
         duplicates.sort()
         self._result = duplicates, {gid: conflicts[gid] for gid in sorted(conflicts)}
         return self._result
@@ -172,6 +185,8 @@ class KnownGames:
     _CHUNK = 500  # ids per lookup query (well under SQLite's parameter limit)
 
     def __init__(self, cache_kib: int = 8_192) -> None:
+        import sqlite3
+
         self._db = sqlite3.connect("")
         self._db.execute(f"PRAGMA cache_size = -{int(cache_kib)}")
         self._db.execute("PRAGMA journal_mode = OFF")
