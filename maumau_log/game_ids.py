@@ -16,6 +16,7 @@ be taken for one.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -78,7 +79,8 @@ class GameIdTally:
             import sqlite3  # only once a batch is full: a small validate starts without it
 
             # "": a private temporary database on disk, deleted when closed
-            self._db = sqlite3.connect("")
+            # used by one thread at a time; the finalizer may run in another
+            self._db = sqlite3.connect("", check_same_thread=False)
             self._db.execute(f"PRAGMA cache_size = -{int(self._cache_kib)}")
             self._db.execute("PRAGMA journal_mode = OFF")
             self._db.execute("PRAGMA synchronous = OFF")
@@ -143,7 +145,8 @@ class GameIdTally:
             self._db = None
 
     def __del__(self) -> None:
-        self.close()
+        with contextlib.suppress(Exception):  # at interpreter exit, or in another thread
+            self.close()
 
 
 def repeated_in_memory(
@@ -187,7 +190,7 @@ class KnownGames:
     def __init__(self, cache_kib: int = 8_192) -> None:
         import sqlite3
 
-        self._db = sqlite3.connect("")
+        self._db = sqlite3.connect("", check_same_thread=False)
         self._db.execute(f"PRAGMA cache_size = -{int(cache_kib)}")
         self._db.execute("PRAGMA journal_mode = OFF")
         self._db.execute("PRAGMA synchronous = OFF")
