@@ -37,6 +37,7 @@ from .events import (
     Game,
     decode_event,
 )
+from .game_ids import KnownGames
 from .match_records import MatchRound, match_rows, update_matches  # noqa: F401
 from .rules import RulesetError, resolve
 from .runners import Runner, ShardTask, local_results
@@ -52,7 +53,6 @@ from .store import (
     UNKNOWN,
     DatasetError,
     DatasetWriter,
-    known_games,
     scan_all,
 )
 from .violations import Violation
@@ -77,7 +77,8 @@ class IngestSummary:
         violations: the first violation of every invalid game read, in order.
         rows: rows written per table.
         seconds: wall time of the ingest.
-        game_ids: the id of every game read (``?file:line`` for a game without one).
+        game_ids: the id of every game read (``?file:line`` for a game without one);
+            empty when :func:`ingest` was told not to keep them (``keep_game_ids``).
         failed: the shards that failed (``file (bytes a-b): error``); their games are not
             stored.
         unreadable: files that could not be read (binary, no permission), as
@@ -137,6 +138,7 @@ def ingest(
     shard_bytes: int = SHARD_BYTES,
     on_shard: Callable[[ShardResult | ShardFailure], None] | None = None,
     on_plan: Callable[[int], None] | None = None,
+    keep_game_ids: bool = True,
 ) -> IngestSummary:
     """Replay logs and add their games to a Parquet dataset (crash-safe, idempotent).
 
@@ -156,6 +158,8 @@ def ingest(
         shard_bytes: target shard size of a large plain log.
         on_shard: called after each shard is merged (progress).
         on_plan: called with the number of shards once they are planned.
+        keep_game_ids: list every game's id in the summary's ``game_ids`` (``analyze``
+            ranks those games); False keeps the parent's memory flat in the games read.
     Returns:
         The :class:`IngestSummary`. Games already stored with the same content hash are
         skipped; a stored id with other content is a conflict (listed, not stored). A shard
@@ -169,8 +173,9 @@ def ingest(
     t0 = time.perf_counter()
     files = expand_inputs([str(p) for p in paths])
     summary = IngestSummary(dataset=str(dataset), files=len(files))
-    with DatasetWriter(dataset) as writer:
-        known = known_games(dataset)
+    # ``known``: on disk, so memory stays flat in the games stored and read (issue 11)
+    with DatasetWriter(dataset) as writer, KnownGames() as known:
+        known.load(dataset)
         ingested_at = datetime.now(UTC)
         task = ShardTask(rules_file_options, collect=True, ingested_at=ingested_at)
         shards = plan_shards(files, shard_bytes)
@@ -190,16 +195,19 @@ def ingest(
                 summary.unreadable.append(str(res.unreadable))  # issue 15: the rest goes on
                 continue
             drop: set[str] = set()
+            stored = known.lookup(g.key for g in res.games)
+            new: dict[str, tuple[int, str, int]] = {}
             for g in res.games:
                 summary.games += 1
                 summary.events += g.events
                 if g.violation is not None:
                     summary.invalid += 1
                     summary.violations.append(g.violation)
-                summary.game_ids.append(g.key)
+                if keep_game_ids:
+                    summary.game_ids.append(g.key)
                 if on_report is not None:
                     on_report(g)
-                seen = known.get(g.key)
+                seen = stored.get(g.key) or new.get(g.key)
                 if seen is not None:
                     if seen[0] == g.content_hash:
                         summary.duplicates += 1
@@ -208,10 +216,11 @@ def ingest(
                     drop.add(g.key)
                     continue
                 assert g.content_hash is not None
-                known[g.key] = (g.content_hash, g.file, g.line)
+                new[g.key] = (g.content_hash, g.file, g.line)
                 summary.added += 1
                 if g.match_id is not None:
                     touched.add(g.match_id)
+            known.add(new)
             for (ruleset, date), tables in res.tables.items():
                 writer.write(ruleset, date, _without(tables, drop))
             if on_shard is not None:

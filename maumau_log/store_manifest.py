@@ -1,6 +1,8 @@
 """The dataset's manifest and its reads: published files, checksums, lazy scans.
 
-Split out of :mod:`maumau_log.store` (which re-exports every name here).
+Split out of :mod:`maumau_log.store` (which re-exports every name here). Imports Polars but
+not pyarrow (only :func:`known_games` and :func:`unreadable_file` load it, when called), so
+``stats`` and ``query`` start without pyarrow's and NumPy's import time (issue 11).
 """
 
 from __future__ import annotations
@@ -16,16 +18,14 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
-import pyarrow as pa
-import pyarrow.parquet as pq
 
-from .store_schema import (
+from .store_layout import (
     ALL_TABLES,
     DATASET_VERSION,
     FORMAT_NAME,
     MANIFEST,
-    SCHEMAS,
     DatasetError,
+    polars_schema,
 )
 
 
@@ -218,13 +218,6 @@ def _scan_files(root: Path, table: str, files: list[str]) -> pl.LazyFrame:
     return scan_paths(table, [root / f for f in files])
 
 
-def polars_schema(table: str) -> pl.Schema:
-    """A table's columns as a Polars schema (without the partition columns)."""
-    empty = pl.from_arrow(SCHEMAS[table].empty_table())
-    assert isinstance(empty, pl.DataFrame)
-    return empty.schema
-
-
 def scan_paths(
     table: str, paths: list[Path], include_file_paths: str | None = None
 ) -> pl.LazyFrame:
@@ -241,8 +234,7 @@ def scan_paths(
         A LazyFrame with the table's columns, then ``ruleset`` and ``date``.
     """
     if not paths:
-        empty = pl.from_arrow(SCHEMAS[table].empty_table())
-        assert isinstance(empty, pl.DataFrame)
+        empty = pl.DataFrame(schema=polars_schema(table))
         extra = [pl.lit(None, pl.String).alias("ruleset"), pl.lit(None, pl.String).alias("date")]
         if include_file_paths is not None:
             extra.append(pl.lit(None, pl.String).alias(include_file_paths))
@@ -281,6 +273,8 @@ def known_games(dataset: str | os.PathLike[str]) -> dict[str, tuple[int, str, in
     if not _manifest_path(root).exists():
         return {}
     manifest = check_files(root, tables=("games",))
+    import pyarrow.parquet as pq  # not with this module: reads with Polars alone skip pyarrow
+
     out: dict[str, tuple[int, str, int]] = {}
     for f in manifest.files["games"]:
         t = pq.read_table(
@@ -320,6 +314,9 @@ def unreadable_file(dataset: str | os.PathLike[str]) -> tuple[str, str] | None:
         files = list(iter_files(dataset))
     except (DatasetError, OSError):
         return None
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     for _table, path in files:
         try:
             pq.read_metadata(path)

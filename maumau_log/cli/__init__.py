@@ -1,8 +1,9 @@
 """The ``maumau-log`` command line: a thin typer app over the library (issue 2, item 6).
 
 Commands live in one module per area and register themselves on :data:`app`:
-:mod:`.replay_cmds` (validate, simulate, rules) and :mod:`.data_cmds` (ingest, stats, game,
-query, analyze), :mod:`.bots_cmds` (bots ladder, review). Domain errors become exit codes only here:
+:mod:`.replay_cmds` (validate, simulate, rules), :mod:`.data_cmds` (ingest, game, query,
+analyze), :mod:`.stats_cmds` (stats), :mod:`.bots_cmds` (bots ladder, review). Domain errors
+become exit codes only here:
 
 - 0: every game valid (or the command succeeded);
 - 1: violations found (invalid games);
@@ -227,7 +228,7 @@ _COMMAND_MODULES = {
     "rules": "replay_cmds",
     "compare": "replay_cmds",
     "ingest": "data_cmds",
-    "stats": "data_cmds",
+    "stats": "stats_cmds",
     "game": "data_cmds",
     "match": "match_cmds",
     "query": "data_cmds",
@@ -255,6 +256,7 @@ _ALL_MODULES = (
     "import_cmds",
     "match_cmds",
     "replay_cmds",
+    "stats_cmds",
     "verify_cmds",
 )
 

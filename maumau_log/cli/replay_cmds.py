@@ -12,6 +12,7 @@ import typer
 from rich.table import Table
 
 from ..events import Game
+from ..game_ids import GameIdTally
 from ..logfile import LogReadError
 from ..rules import (
     PRESET_NAMES,
@@ -81,8 +82,7 @@ class ValidationRun:
         self.unreadable: list[str] = []
         self.failed: list[str] = []
         self.partial: list[dict[str, Any]] = []
-        self._ids: Counter[str] = Counter()
-        self._content: dict[str, dict[int, str]] = {}  # game_id -> content -> first place
+        self._ids = GameIdTally()  # on disk: memory flat in the number of games (issue 11)
 
     def run(
         self,
@@ -112,10 +112,7 @@ class ValidationRun:
         if report.game_id is not None or report.has_header or not report.valid:
             self.games += 1
         if report.game_id is not None:
-            self._ids[report.game_id] += 1
-            if report.content_hash is not None:
-                seen = self._content.setdefault(report.game_id, {})
-                seen.setdefault(report.content_hash, f"{report.file}:{report.line}")
+            self._ids.add(report.game_id, report.content_hash, str(report.file), report.line)
         if report.valid:
             self.valid += 1
         elif report.violation is not None:
@@ -129,17 +126,13 @@ class ValidationRun:
     @property
     def duplicate_ids(self) -> list[str]:
         """game_ids used by more than one game (ingest would store only the first)."""
-        return sorted(gid for gid, n in self._ids.items() if n > 1)
+        return self._ids.repeated()[0]
 
     @property
     def conflicting_ids(self) -> dict[str, list[str]]:
         """game_ids used by games with different content (they cannot both be stored): id
         to the places (``file:line``) of each different copy's first appearance."""
-        return {
-            gid: sorted(places.values())
-            for gid, places in sorted(self._content.items())
-            if len(places) > 1
-        }
+        return self._ids.repeated()[1]
 
     @property
     def exit_code(self) -> int:
