@@ -91,6 +91,11 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--out", type=Path, default=None, help="write every season's rows (JSON)")
     ap.add_argument("--summarize", type=Path, default=None, help="only summarize a --out file")
+    ap.add_argument(
+        "--resume", action="store_true",
+        help="keep the seasons already in --out and run only the others (a season's figures "
+        "depend only on its seed and the arguments, so a stopped run can be finished)",
+    )  # fmt: skip
     a = ap.parse_args()
     if a.summarize:  # e.g. a run stopped early: its seasons so far
         summarize(json.loads(a.summarize.read_text()), a.alpha, 0.0, a.jobs)
@@ -101,9 +106,14 @@ def main() -> None:
     while planted_tasks or unbiased_tasks:
         tasks += planted_tasks[:2] + unbiased_tasks[:1]
         del planted_tasks[:2], unbiased_tasks[:1]
+    results: list[dict[str, Any]] = []
+    if a.resume and a.out and a.out.exists():
+        results = json.loads(a.out.read_text())
+        done = {(r["kind"], r["seed"]) for r in results}
+        tasks = [t for t in tasks if (t[0], t[1]) not in done]
+        print(f"resuming: {len(results)} seasons kept from {a.out}, {len(tasks)} to run")
     t0 = time.perf_counter()
     with ProcessPoolExecutor(max_workers=a.jobs) as pool:
-        results = []
         for r in pool.map(one, tasks):
             results.append(r)
             if a.out:  # after every season: a run stopped early keeps what it measured

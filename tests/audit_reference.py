@@ -721,3 +721,21 @@ def reference_audit(dataset: str | os.PathLike[str], alpha: float = 0.05,
     _correct(findings, alpha)
     report.findings = findings
     return report
+
+
+def json_diffs(a: Any, b: Any, path: str = "") -> list[tuple[str, Any, Any]]:
+    """Every leaf where two JSON values differ (type, length or value), as ``(path, a, b)``:
+    the comparison the audit equivalence tests (test_audit_scale, test_audit_tables) use."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        if a.keys() != b.keys():
+            return [(path, sorted(a), sorted(b))]
+        return [d for k in a for d in json_diffs(a[k], b[k], f"{path}/{k}")]
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            return [(path, len(a), len(b))]
+        return [
+            d
+            for i, (x, y) in enumerate(zip(a, b, strict=True))
+            for d in json_diffs(x, y, f"{path}[{i}]")
+        ]
+    return [] if a == b and type(a) is type(b) else [(path, a, b)]

@@ -19,11 +19,10 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
-from audit_reference import _in_memory_collect, reference_audit
+from audit_reference import _in_memory_collect, json_diffs, reference_audit
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -65,30 +64,13 @@ def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return ds
 
 
-def _diffs(a: Any, b: Any, path: str = "") -> list[tuple[str, Any, Any]]:
-    """Every leaf where two JSON values differ (type, length or value)."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        if a.keys() != b.keys():
-            return [(path, sorted(a), sorted(b))]
-        return [d for k in a for d in _diffs(a[k], b[k], f"{path}/{k}")]
-    if isinstance(a, list) and isinstance(b, list):
-        if len(a) != len(b):
-            return [(path, len(a), len(b))]
-        return [
-            d
-            for i, (x, y) in enumerate(zip(a, b, strict=True))
-            for d in _diffs(x, y, f"{path}[{i}]")
-        ]
-    return [] if a == b and type(a) is type(b) else [(path, a, b)]
-
-
 def test_same_findings_and_p_values(dataset: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # the replay path (a dataset written before the facts tables); the facts path is
     # compared with both in test_audit_tables.py
     monkeypatch.setattr(audit_mod, "collect_from_tables", lambda d: None)
     new = json.loads(json.dumps(audit(dataset).to_dict(), default=str))
     old = json.loads(json.dumps(reference_audit(dataset).to_dict(), default=str))
-    diffs = _diffs(new, old)
+    diffs = json_diffs(new, old)
     for path, a, b in diffs:
         # only the seat and draw tests' statistics and p-values, in the last bits
         assert isinstance(a, float) and isinstance(b, float), (path, a, b)

@@ -18,7 +18,7 @@ from typing import Any
 
 import polars as pl
 import pytest
-from audit_reference import reference_audit
+from audit_reference import json_diffs, reference_audit
 
 import maumau_log.audit as audit_mod
 from maumau_log.audit import audit
@@ -64,24 +64,8 @@ def dataset(logs: list[Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
     return ds
 
 
-def _diffs(a: Any, b: Any, path: str = "") -> list[tuple[str, Any, Any]]:
-    if isinstance(a, dict) and isinstance(b, dict):
-        if a.keys() != b.keys():
-            return [(path, sorted(a), sorted(b))]
-        return [d for k in a for d in _diffs(a[k], b[k], f"{path}/{k}")]
-    if isinstance(a, list) and isinstance(b, list):
-        if len(a) != len(b):
-            return [(path, len(a), len(b))]
-        return [
-            d
-            for i, (x, y) in enumerate(zip(a, b, strict=True))
-            for d in _diffs(x, y, f"{path}[{i}]")
-        ]
-    return [] if a == b and type(a) is type(b) else [(path, a, b)]
-
-
 def _same(new: dict[str, Any], old: dict[str, Any]) -> None:
-    for path, a, b in _diffs(new, old):
+    for path, a, b in json_diffs(new, old):
         assert isinstance(a, float) and isinstance(b, float), (path, a, b)
         assert math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-300), (path, a, b)
 
