@@ -2,11 +2,13 @@
 
 The compiled build is optional (issue 12). ``pip install -e ".[dev]"`` (or a wheel build)
 runs this hook: with a C compiler and the Python headers it compiles
-``maumau_log/engine/*.py`` (the same source) into extension modules beside the ``.py``
-files, which Python then imports first; without a compiler, or when compiling fails, it
-says so and the install goes on in pure Python. ``MAUMAU_LOG_NO_COMPILE=1`` skips it.
-``maumau_log.engine.COMPILED`` says which build runs. In the style of black's mypyc build
-(``hatch-mypyc``), but failing soft.
+``maumau_log/engine/*.py`` and ``maumau_log/openspiel/port.py`` (:data:`EXTRA`), the same
+source, into extension modules beside the ``.py`` files, which Python then imports first;
+without a compiler, or when compiling fails, it says so and the install goes on in pure
+Python. ``MAUMAU_LOG_NO_COMPILE=1`` skips it.
+``maumau_log.engine.COMPILED`` and ``maumau_log.openspiel.COMPILED`` say which build runs
+(``maumau_log/_select.py`` makes the choice; ``MAUMAU_LOG_PURE_PYTHON=1`` forces the
+source). In the style of black's mypyc build (``hatch-mypyc``), but failing soft.
 """
 
 from __future__ import annotations
@@ -29,6 +31,9 @@ ROOT = Path(__file__).resolve().parent
 ENGINE = ROOT / "maumau_log" / "engine"
 # never compiled: the package's __init__ and the pure-Python switch
 INTERPRETED = {"__init__.py", "_select.py"}
+EXTRA = ["openspiel/port.py"]
+"""Modules compiled besides the engine, under ``maumau_log/`` (``maumau_log._select.EXTRA``
+names the same: the pure-Python switch must know every compiled module)."""
 GROUP = "maumau_log.engine"
 
 SETUP = """
@@ -44,8 +49,9 @@ setup(
 
 
 def sources() -> list[str]:
-    """The engine modules to compile (absolute paths)."""
-    return sorted(str(p) for p in ENGINE.glob("*.py") if p.name not in INTERPRETED)
+    """The modules to compile (absolute paths): the engine's and :data:`EXTRA`."""
+    engine = [p for p in ENGINE.glob("*.py") if p.name not in INTERPRETED]
+    return sorted(str(p) for p in engine + [ROOT / "maumau_log" / e for e in EXTRA])
 
 
 def have_compiler() -> bool:

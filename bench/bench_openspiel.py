@@ -18,12 +18,20 @@ Run by hand (not in the tests; needs ``pip install open-spiel``, a dev dependenc
      action against its ``LegalActions()``);
    - ``import``: ``maumau-log import openspiel HISTORIES --out LOG``;
    - ``validate``: ``maumau-log validate LOG``;
+   - ``import --validate``: ``maumau-log import openspiel HISTORIES --out LOG --validate``,
+     the same two steps in one process (one start-up; issue 12);
    - the start-up floors: ``python -c pass`` and ``maumau-log import openspiel --help``;
    - with ``--baseline DIR`` (another checkout of the project, e.g. ``git archive`` of an
      older commit), the import and validate of that code too, for before/after figures in
      one run.
-3. The ratios: import / validate (issue 10 target: below 1) and (import + validate) /
-   pyspiel (issue 12 target: at most 3).
+3. The ratios: import / validate (issue 10 target: below 1) and, for issue 12's target
+   (at most 3), both ways: the two processes' sum (import + validate) / pyspiel, and the
+   single process (import --validate) / pyspiel. pyspiel's figure is its whole process
+   too: Python's start-up, ``import pyspiel`` (a 30 MB extension module) and the re-apply.
+
+Which build runs is printed (``maumau_log.engine.COMPILED``, ``maumau_log.openspiel.COMPILED``:
+``python hatch_build.py`` builds both; ``MAUMAU_LOG_PURE_PYTHON=1`` in the environment runs
+the source).
 
 ``--profile N`` also prints the top N entries (by own time) of a cProfile of the import's
 conversion, in this process.
@@ -180,6 +188,13 @@ def main() -> None:
         ),
         "validate": ([*cli, "validate", str(logs)], here, (0,)),
     }
+    one_logs = OUT / f"{histories.stem}.one.jsonl"
+    jobs["import --validate"] = (
+        [*cli, "import", "openspiel", str(histories), "--returns", "field", "--out",
+         str(one_logs), "--validate"],
+        here,
+        (0,),
+    )  # fmt: skip
     if a.baseline is not None:
         base = env_for(a.baseline.resolve())
         base_logs = OUT / f"{histories.stem}.baseline.jsonl"
@@ -198,6 +213,14 @@ def main() -> None:
             (0,),
         )
         jobs["validate (baseline)"] = ([*cli, "validate", str(base_logs)], base, (0,))
+        source = a.baseline / "maumau_log" / "cli" / "import_cmds.py"
+        if '"--validate"' in source.read_text(encoding="utf-8"):  # an older one has none
+            jobs["import --validate (baseline)"] = (
+                [*cli, "import", "openspiel", str(histories), "--returns", "field", "--out",
+                 str(OUT / f"{histories.stem}.baseline.one.jsonl"), "--validate"],
+                base,
+                (0,),
+            )  # fmt: skip
     # one untimed round: caches warm, the logs exist before validate reads them
     for cmd, env, ok in jobs.values():
         run(cmd, env, ok)
@@ -219,6 +242,12 @@ def main() -> None:
         f"whole processes, {a.runs} rounds in turn; load average now "
         f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (shared machine: noisy)"
     )
+    builds = subprocess.run(
+        [py, "-c", "import maumau_log.engine as e, maumau_log.openspiel as o; "
+         "print(e.COMPILED, getattr(o, 'COMPILED', False))"],
+        env=here, cwd=OUT, capture_output=True, text=True, check=True,
+    ).stdout.split()  # fmt: skip
+    print(f"this checkout: engine compiled {builds[0]}, openspiel port compiled {builds[1]}")
     print(f"{'process':28s} {'wall min':>9s} {'wall med':>9s} {'cpu min':>9s} {'cpu med':>9s}")
     for name in jobs:
         w, c = walls[name], cpus[name]
@@ -244,10 +273,18 @@ def main() -> None:
         f"  (import + validate) / pyspiel   : {ratio(['import', 'validate'], [PS])}  "
         "(issue 12: at most 3)"
     )
+    print(
+        f"  (import --validate) / pyspiel   : {ratio(['import --validate'], [PS])}  "
+        "(issue 12, one process: at most 3)"
+    )
     print(f"  import / pyspiel                : {ratio(['import'], [PS])}")
     print(f"  validate / pyspiel              : {ratio(['validate'], [PS])}")
     if a.baseline is not None:
         print(f"  import (baseline) / import      : {ratio(['import (baseline)'], ['import'])}")
+        print(
+            "  (import + validate) (baseline) / pyspiel: "
+            f"{ratio(['import (baseline)', 'validate (baseline)'], [PS])}"
+        )
         print(
             f"  import (baseline) / validate (b): "
             f"{ratio(['import (baseline)'], ['validate (baseline)'])}"

@@ -6,3 +6,5 @@ Data flows one way: :mod:`logfile` -> :mod:`events` -> :mod:`engine` (under a
 """
 
 __version__ = "0.1.0"
+
+from . import _select  # noqa: F401  (compiled or pure-Python modules: before any of them)

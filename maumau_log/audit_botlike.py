@@ -309,7 +309,7 @@ def bot_likeness_tests(
         out.append(f)
         f.games = games[p]
         if games[p] < min_games:
-            f.skipped = f"{games[p]} games, fewer than the minimum {min_games}"
+            f.skipped = f"{games[p]:,} games, fewer than the minimum {min_games:,}"
             continue
         n, k, expected, z, pval = agreement_test(rows, p)
         if n < settings.min_decisions:
@@ -321,9 +321,9 @@ def bot_likeness_tests(
         c = counts.get(p, Departures())
         f.n, f.statistic, f.expected, f.p_value = n, float(k), expected, pval
         f.summary = (
-            f"left the obvious move in {c.departures} of {c.decisions} non-forced decisions; "
-            f"{k} of {n} valued departures ({k / n:.0%}) chose the Monte Carlo reference's "
-            f"best of the rest, {expected:.1f} expected from the others (z = {z:.2f})"
+            f"left the obvious move in {c.departures:,} of {c.decisions:,} non-forced decisions; "
+            f"{k:,} of {n:,} valued departures ({k / n:.0%}) chose the Monte Carlo reference's "
+            f"best of the rest, {expected:,.1f} expected from the others (z = {z:.2f})"
         )
         mine = [r for r in rows if r.player == p and r.matched]
         f.evidence["events"] = [[r.game_id, r.event_index] for r in mine[:20]]

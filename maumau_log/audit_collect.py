@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import pairwise
@@ -28,7 +28,7 @@ from .audit_findings import (
 from .engine import Engine, RuleViolation
 from .events import Abandon, Deal, Draw, Game, Penalty, decode_event
 from .matches import RoundContext
-from .rules import Ruleset, RulesetError, resolve
+from .rules import Ruleset, RulesetError, resolve, variant_label
 from .store import UNKNOWN, read_manifest, scan_all
 
 # ---------------------------------------------------------------------------------------
@@ -167,11 +167,7 @@ class _Replays:
 
     def __init__(self, games: pl.DataFrame) -> None:
         self.games = games
-        # a label per (ruleset, options): the ruleset alone unless it appears with several
-        variants: dict[str, set[str]] = defaultdict(set)
-        for rs, oh in games.select("ruleset", "options_hash").unique().iter_rows():
-            variants[rs].add(oh)
-        self.variants = variants
+        # a label per (ruleset, options): rules.variant_label (the preset, or what differs)
         self.rules_cache: dict[tuple[str, str], Ruleset | None] = {}
         self.winners: dict[tuple[str, int], str | None] = {}
         matched = games.filter(pl.col("match_id").is_not_null() & pl.col("round").is_not_null())
@@ -231,9 +227,7 @@ class _Replays:
         rules = self.rules_cache[key]
         if rules is None:
             return None
-        label = row["ruleset"]
-        if len(self.variants[label]) > 1:
-            label = f"{label}#{(row['options_hash'] or '')[:6]}"
+        label = variant_label(row["ruleset"], row["options"])
         g = _GameFacts(gid, label, rules, list(row["players"]), 0, row["winner"])
         prev = None
         if row["match_id"] is not None and row["round"] is not None:

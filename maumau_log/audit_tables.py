@@ -40,7 +40,7 @@ from .audit_acc import (
 )
 from .audit_collect import _GAME_COLUMNS
 from .audit_findings import DRAW_REASONS, FAST_MS, MAX_EVIDENCE
-from .rules import Ruleset, RulesetError, resolve
+from .rules import Ruleset, RulesetError, resolve, variant_label
 from .store import AUDIT_POWERS, UNKNOWN, scan_all
 
 _K = MAX_EVIDENCE
@@ -81,12 +81,10 @@ def _games_index(
     """One row per replayed valid game: ``game_id``, ``at`` (its games row), ``label``,
     ``size``, ``winner`` and its ``audit_games`` facts; and each label's ruleset.
     ``options``: the distinct (ruleset, options_hash, options) of the valid games."""
-    variants = games.select("ruleset", "options_hash").unique().group_by("ruleset").len()
-    many = set(variants.filter(pl.col("len") > 1)["ruleset"].to_list())
     rules: dict[str, Ruleset] = {}
     labels = []
     for rs, oh, opts in options.iter_rows():
-        label = f"{rs}#{(oh or '')[:6]}" if rs in many else rs
+        label = variant_label(rs, opts) if opts is not None else rs
         try:
             rules[label] = resolve(rs, None, json.loads(opts))
         except (RulesetError, ValueError, TypeError):

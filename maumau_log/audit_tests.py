@@ -44,7 +44,7 @@ from .store import scan_all
 def _too_small(f: Finding, games: int, min_games: int) -> bool:
     f.games = games
     if games < min_games:
-        f.skipped = f"{games} games, fewer than the minimum {min_games}"
+        f.skipped = f"{games:,} games, fewer than the minimum {min_games:,}"
         return True
     return False
 
@@ -67,13 +67,13 @@ def _chi_finding(
         return
     low = min(expected)
     if low < MIN_EXPECTED:
-        f.skipped = f"an expected count of {low:.1f} (< {MIN_EXPECTED:g}): too few games"
+        f.skipped = f"an expected count of {low:,.1f} (< {MIN_EXPECTED:g}): too few games"
         return
     f.statistic, f.df, f.p_value = chi_square(observed, expected, df, scale)
     worst = max(range(len(cells)), key=lambda i: abs(observed[i] - expected[i]) / expected[i])
     f.summary = (
-        f"chi2 = {f.statistic:.2f} (df {f.df}); largest gap: {cells[worst]} "
-        f"{observed[worst]:g} vs {expected[worst]:.1f} expected"
+        f"chi2 = {f.statistic:.2f} (df {f.df}); largest gap: {cells[worst]}: "
+        f"{observed[worst]:,g} vs {expected[worst]:,.1f} expected"
     )
 
 
@@ -109,7 +109,7 @@ def _deal_tests(acc: DealAcc, min_games: int) -> list[Finding]:
                 [n_games * weights[c] / total for c in cells],
                 len(cells) - 1,
             )
-            f.summary = f"{n_games} starters; " + f.summary
+            f.summary = f"{n_games:,} starters; " + f.summary
         # power cards in the first hands, by seat and by position from the dealer
         n_pack = len(pack)
         for size, ds in sorted(grp.sizes.items()):
@@ -135,7 +135,7 @@ def _deal_tests(acc: DealAcc, min_games: int) -> list[Finding]:
                 if f.p_value is not None:
                     worst = max(range(size), key=lambda i: (obs[i] - exp[i]) / exp[i])
                     f.evidence["games"] = cell.evidence[worst].values()
-                    f.summary = f"{ds.games} deals; " + f.summary
+                    f.summary = f"{ds.games:,} deals; " + f.summary
     return out
 
 
@@ -181,7 +181,7 @@ def _seat_tests(
             continue
         _chi_finding(f, [f"seat {i}" for i in range(size)], seat_wins, expected, size - 1)
         if f.p_value is not None:
-            f.summary = f"{n} games won; " + f.summary
+            f.summary = f"{n:,} games won; " + f.summary
     tables["wins_by_seat"] = seat_rows
     tables["wins_by_dealer_position"] = pos_rows
     return out
@@ -215,7 +215,7 @@ def _catch_tests(acc: PlayAcc, min_games: int) -> list[Finding]:
             continue
         f.p_value = binom_sum_tail(k, groups, "less")
         f.summary = (
-            f"{b} caught {k} of {a}'s {n} catchable call faults ({f.expected:.1f} expected "
+            f"{b} caught {k:,} of {a}'s {n:,} catchable call faults ({f.expected:,.1f} expected "
             f"at the table's catch rate)"
         )
         _set_evidence(f, acc.pair_events.get((a, b)))
@@ -251,7 +251,7 @@ def _head_to_head_tests(acc: PlayAcc, min_games: int) -> list[Finding]:
         f.expected = m * p0
         f.p_value = binom_tail(k, m, p0, "two-sided")
         f.summary = (
-            f"{a} won {k} of the {m} shared games one of them won ({f.expected:.1f} expected "
+            f"{a} won {k:,} of the {m:,} shared games one of them won ({f.expected:,.1f} expected "
             "from their overall records)"
         )
         f.evidence["games"] = acc.ev_games[(a, b)].values()
@@ -333,8 +333,8 @@ def _draw_tests(
         sd = math.sqrt(phi * variance) or 1e-12
         f.p_value = float(sps.norm.sf((kk - 0.5 - f.expected) / sd))
         f.summary = (
-            f"{kk} of {used} drawn cards playable ({100 * kk / used:.0f}%), "
-            f"{f.expected:.1f} expected at the other players' rates (dispersion {phi:.2f})"
+            f"{kk:,} of {used:,} drawn cards playable ({100 * kk / used:.0f}%), "
+            f"{f.expected:,.1f} expected at the other players' rates (dispersion {phi:.2f})"
         )
         _set_evidence(f, acc.evidence.get(p))
     return out
@@ -384,8 +384,8 @@ def _timing_tests(acc: TimingAcc, min_games: int, rows: dict[str, dict[str, Any]
         if f.expected is None:
             f.expected = 0.0
         f.summary = (
-            f"{fast} of {cell.n} decisions under {FAST_MS} ms (median "
-            f"{row['median_decision_ms']:.0f} ms), {f.expected:.1f} expected at the other "
+            f"{fast:,} of {cell.n:,} decisions under {FAST_MS:,} ms (median "
+            f"{row['median_decision_ms']:,.0f} ms), {f.expected:,.1f} expected at the other "
             "players' rate"
         )
         _set_evidence(f, cell.evidence)
@@ -421,7 +421,8 @@ def _abandon_tests(
         f.expected = n * q
         f.p_value = binom_tail(k, n, q, "greater")
         f.summary = (
-            f"{k} of {n} abandons while behind; {100 * q:.0f}% of the player's time is spent behind"
+            f"{k:,} of {n:,} abandons while behind; {100 * q:.0f}% of the player's time is "
+            "spent behind"
         )
         _set_evidence(f, cell.evidence)
     return out
@@ -507,6 +508,6 @@ def _invalid_tests(
             f.statistic = float(k)
             f.expected = n * (all_k - k) / (all_n - n) if all_n > n else 0.0
             f.p_value = fisher_greater(k, n, all_k - k, all_n - n)
-            f.summary = f"{k} of {n} games invalid, {f.expected:.1f} expected"
+            f.summary = f"{k:,} of {n:,} games invalid, {f.expected:,.1f} expected"
             f.evidence["games"] = list(evidence.get(name, []))[:MAX_EVIDENCE]
     return out

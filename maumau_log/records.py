@@ -311,6 +311,40 @@ def rebuild_state(ruleset: str, options: str, raws: list[str], at: int) -> dict[
     return engine.view()
 
 
+def at_range_message(at: int, stored: int, game: dict[str, Any]) -> str:
+    """Why ``--at at`` is refused, stating the one range ``--at`` takes for this game (the
+    stored events and, for an invalid game, its violating event; issue 15 follow-up).
+
+    Args:
+        at: the event asked for.
+        stored: the events stored (0..stored-1).
+        game: the ``games`` row (``valid``, ``violation_index``, ``violation_code``,
+            ``events``).
+    Returns:
+        e.g. ``"--at takes 0..12, not 13 (events 0..11 replayed; event 12 is where the
+        replay stopped (wrong_player): --at 12 shows the state before it and the event as
+        logged; events 13..61 not replayed)"``.
+    """
+    bad = game["violation_index"] if not game["valid"] else None
+    if bad is None:
+        if not stored:
+            return f"no event {at}: no events are stored"
+        return f"--at takes 0..{stored - 1}, not {at}"
+    replayed = (
+        f"events 0..{bad - 1} replayed; " if bad > 1 else ("event 0 replayed; " if bad else "")
+    )
+    why = (
+        f"{replayed}event {bad} is where the replay stopped ({game['violation_code']}): "
+        f"--at {bad} shows the state before it and the event as logged"
+    )
+    last = game["events"] - 1
+    if bad < at <= last:
+        why += (
+            f"; {f'event {last}' if last == bad + 1 else f'events {bad + 1}..{last}'} not replayed"
+        )
+    return f"--at takes 0..{bad}, not {at} ({why})"
+
+
 def load_game(dataset: str | Path, game_id: str, at: int | None = None) -> StoredGame:
     """Read one game from a dataset and rebuild the state at event ``at``.
 
@@ -345,19 +379,7 @@ def load_game(dataset: str | Path, game_id: str, at: int | None = None) -> Store
     if at is None:
         at = n - 1 if n else None
     elif not at_violation and not 0 <= at < n:
-        where = f"events 0..{n - 1} are stored" if n else "no events are stored"
-        if bad is not None:
-            why = (
-                f"; the replay stopped at event {bad} ({game['violation_code']}): use --at "
-                f"{bad} for the state before it and the event as logged"
-            )
-            last = game["events"] - 1
-            if bad < at <= last:
-                after = f"event {last}" if last == bad + 1 else f"events {bad + 1}..{last}"
-                why += f"; {after} not replayed"
-        else:
-            why = ""
-        raise DatasetError(f"game {game_id!r}: no event {at} ({where}{why})")
+        raise DatasetError(f"game {game_id!r}: {at_range_message(at, n, game)}")
     state = event = None
     logged = None
     replayable = game["options"] is not None and game["ruleset"] != UNKNOWN

@@ -163,7 +163,8 @@ class Replayer:
         """
         g: GameState | None = None
         decode = EVENT_DECODER.decode
-        hooks = [v.event for v in self.visitors]
+        hooks = [v.event for v in self.visitors if not getattr(v, "lines_only", False)]
+        keep = len(hooks) < len(self.visitors)  # a visitor wants report.lines instead
         try:
             for line_no, raw in lines:
                 try:
@@ -200,6 +201,8 @@ class Replayer:
                         event_player(ev), raw,
                     )  # fmt: skip
                     continue
+                if keep:
+                    g.lines.append(raw)
                 if hooks:
                     report = g.report
                     for hook in hooks:

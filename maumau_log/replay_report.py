@@ -36,6 +36,9 @@ class GameReport:
         engine: the engine after the last replayed event (None without a valid header).
         violation_raw: the violating line as logged (bytes without the newline; None when
             there is no violation or no line, e.g. a file that ended early).
+        lines: the accepted lines as read (bytes without the newline, header excluded),
+            collected only when a visitor has ``lines_only`` set (see
+            :class:`ReplayVisitor`); empty otherwise.
     """
 
     file: str
@@ -49,6 +52,7 @@ class GameReport:
     engine: Engine | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     violation_raw: bytes | None = None
+    lines: list[bytes] = field(default_factory=list)
 
     @property
     def valid(self) -> bool:
@@ -70,7 +74,10 @@ class ReplayVisitor(Protocol):
     """Receives a replay as it happens (python-chess ``BaseVisitor`` style).
 
     ``event`` is called after each event the engine accepted, with the engine in the state
-    the event left; ``end_game`` once per game, valid or not.
+    the event left; ``end_game`` once per game, valid or not. A visitor that needs only the
+    accepted lines sets a class attribute ``lines_only = True``: it gets no ``event`` calls,
+    and the driver appends each accepted line to ``report.lines`` for its ``end_game``
+    instead (a list append per event, not a Python call: issue 12).
     """
 
     def begin_game(self, report: GameReport) -> None:
@@ -94,9 +101,10 @@ class GameState:
         failed: no more events are checked (a violation was reported).
         count: events read so far, the header counted (the next event's index).
         last_line: the line of the last event read (copied to the report at the end).
+        lines: ``report.lines`` (the accepted lines, when a visitor wants them).
     """
 
-    __slots__ = ("apply", "count", "engine", "failed", "last_line", "report")
+    __slots__ = ("apply", "count", "engine", "failed", "last_line", "lines", "report")
 
     def __init__(self, report: GameReport) -> None:
         self.report = report
@@ -105,6 +113,7 @@ class GameState:
         self.failed = False
         self.count = 0
         self.last_line = report.last_line
+        self.lines = report.lines
 
     def set_engine(self, engine: Engine) -> None:
         """Attach the game's engine (to the report too)."""

@@ -10,6 +10,7 @@ an unknown preset or option, or a value of the wrong type, raises a located
 
 from __future__ import annotations
 
+import hashlib
 import json
 import tomllib
 from collections import Counter
@@ -373,3 +374,66 @@ def _resolve_cached(key: str) -> Ruleset:
     canonical_key = json.dumps({"preset": name, **merged}, sort_keys=True)
     ruleset = Ruleset(preset=name, _key=canonical_key, **values)
     return ruleset
+
+
+LABEL_OPTIONS_WIDTH = 48
+"""Characters of changed options a :func:`variant_label` spells out before it sums up the
+rest (``+N more``) and adds the variant's hash to stay unique."""
+
+
+def _option_text(value: Any) -> str:
+    if isinstance(value, list):
+        return "[" + " ".join(_option_text(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + " ".join(f"{k}:{_option_text(v)}" for k, v in sorted(value.items())) + "}"
+    if isinstance(value, str):
+        return value
+    return json.dumps(value)
+
+
+def variant_label(preset: str, options_json: str) -> str:
+    """How a report names a ruleset: the preset, and the options that differ from it.
+
+    A game played by the preset's own options is ``"classic"``; a variant names what it
+    changes, ``"classic (hand_size=6)"``, so it never reads like the preset (issue 15
+    follow-up: ``classic#73a525`` looked like the preset and like every other variant).
+    When the changes are longer than :data:`LABEL_OPTIONS_WIDTH` characters the label
+    names those that fit, the count of the rest and the variant's hash, the first 6 hex
+    digits of ``games.options_hash``: ``"classic (hand_size=6, +3 more; variant 73a525)"``.
+
+    Args:
+        preset: the canonical preset name (``games`` ``ruleset``).
+        options_json: the game's effective options as JSON (``games.options``).
+    Returns:
+        The label; ``preset`` itself for a preset unknown to this version or options that
+        are no JSON object.
+    """
+    return _variant_label(preset, options_json)
+
+
+@cache
+def _variant_label(preset: str, options_json: str) -> str:
+    try:
+        options = json.loads(options_json)
+        base = resolve(preset).options()
+    except (RulesetError, ValueError, TypeError):
+        return preset
+    if not isinstance(options, dict):
+        return preset
+    changed = [
+        f"{k}={_option_text(v)}"
+        for k, v in sorted(options.items())
+        if k not in base or base[k] != v
+    ]
+    changed += [f"{k}=default" for k in sorted(base) if k not in options]
+    if not changed:
+        return preset
+    shown: list[str] = []
+    for text in changed:
+        if shown and len(", ".join([*shown, text])) > LABEL_OPTIONS_WIDTH:
+            break
+        shown.append(text)
+    if len(shown) == len(changed):
+        return f"{preset} ({', '.join(shown)})"
+    digest = hashlib.sha256(json.dumps(options, sort_keys=True).encode()).hexdigest()[:6]
+    return f"{preset} ({', '.join(shown)}, +{len(changed) - len(shown)} more; variant {digest})"

@@ -400,24 +400,35 @@ def build(gl: GameLines, source: str, rules_file: dict[str, Any] | None = None) 
 def engine_after(
     gl: GameLines, at: int, rules_file: dict[str, Any] | None = None
 ) -> tuple[Engine, GameReport]:
-    """The engine right after event ``at`` of the game (0 = the header).
+    """The engine right after event ``at`` of the game (0 = the header); at the game's
+    violating event, the engine right before it (as ``game --at`` shows it: the state in
+    which the violating event was played).
 
     Raises:
-        SourceError: event ``at`` was not replayed (outside the game, or at or after its
-            violation); the message says up to which event the game replayed.
+        SourceError: ``at`` outside 0..the violating event (0..the last event for a valid
+            game); the message states that range (the one ``--at`` takes).
     """
     cap = _Capture(gl.lines[0][0], stop_after=at)
     report = _replay(gl, cap, rules_file)
+    v = report.violation
+    bad = v.event_index if v is not None else None
+    if cap.engine_at is None and bad is not None and at == bad and at >= 1:
+        cap = _Capture(gl.lines[0][0], stop_after=at - 1)
+        report = _replay(gl, cap, rules_file)
     if cap.engine_at is None:
         last = len(gl.lines) - 1
-        v = report.violation
-        if at < 0 or at > last:
-            raise SourceError(f"game {gl.game_id!r} has events 0..{last}, not {at}")
-        if v is not None and v.event_index is not None and at >= v.event_index:
+        if v is not None and bad is not None:
+            if bad == 0:
+                raise SourceError(
+                    f"game {gl.game_id!r}: the replay stopped at its header ({v.code}): "
+                    "there is no state to try"
+                )
             raise SourceError(
-                f"game {gl.game_id!r}: the replay stopped at event {v.event_index} ({v.code}); "
-                f"try --at {v.event_index - 1} for the state right before it"
+                f"game {gl.game_id!r}: --at takes 0..{bad}, not {at} (the replay stopped "
+                f"at event {bad} ({v.code}): --at {bad} is the state right before it)"
             )
+        if at < 0 or at > last:
+            raise SourceError(f"game {gl.game_id!r}: --at takes 0..{last}, not {at}")
         raise SourceError(f"game {gl.game_id!r}: no replayed state after event {at}")
     return cap.engine_at, report
 

@@ -40,7 +40,7 @@ from maumau_log.audit_stats import (
     wilson,
 )
 from maumau_log.engine import RuleViolation
-from maumau_log.rules import Ruleset, RulesetError, resolve
+from maumau_log.rules import Ruleset, RulesetError, resolve, variant_label
 from maumau_log.store import UNKNOWN, scan_all
 
 
@@ -82,10 +82,6 @@ def _in_memory_collect(dataset: str | os.PathLike[str]) -> _Data:
     for gid, part in events.group_by("game_id", maintain_order=True):
         raws_by_game[str(gid[0])] = part["raw"].to_list()
     clients = {gid: _client(raws[0] if raws else None) for gid, raws in raws_by_game.items()}
-    # a label per (ruleset, options): the ruleset alone unless it appears with several
-    variants: dict[str, set[str]] = defaultdict(set)
-    for rs, oh in games.select("ruleset", "options_hash").unique().iter_rows():
-        variants[rs].add(oh)
     rules_cache: dict[tuple[str, str], Ruleset | None] = {}
     facts: list[_GameFacts] = []
     winners: dict[tuple[str, int], str | None] = {}
@@ -103,9 +99,7 @@ def _in_memory_collect(dataset: str | os.PathLike[str]) -> _Data:
         raws = raws_by_game.get(row["game_id"])
         if rules is None or not raws:
             continue
-        label = row["ruleset"]
-        if len(variants[label]) > 1:
-            label = f"{label}#{(row['options_hash'] or '')[:6]}"
+        label = variant_label(row["ruleset"], row["options"])
         g = _GameFacts(row["game_id"], label, rules, list(row["players"]), 0, row["winner"])
         prev = None
         if row["match_id"] is not None and row["round"] is not None:
@@ -125,7 +119,7 @@ def _in_memory_collect(dataset: str | os.PathLike[str]) -> _Data:
 def _too_small(f: Finding, games: int, min_games: int) -> bool:
     f.games = games
     if games < min_games:
-        f.skipped = f"{games} games, fewer than the minimum {min_games}"
+        f.skipped = f"{games:,} games, fewer than the minimum {min_games:,}"
         return True
     return False
 
@@ -148,13 +142,13 @@ def _chi_finding(
         return
     low = min(expected)
     if low < MIN_EXPECTED:
-        f.skipped = f"an expected count of {low:.1f} (< {MIN_EXPECTED:g}): too few games"
+        f.skipped = f"an expected count of {low:,.1f} (< {MIN_EXPECTED:g}): too few games"
         return
     f.statistic, f.df, f.p_value = chi_square(observed, expected, df, scale)
     worst = max(range(len(cells)), key=lambda i: abs(observed[i] - expected[i]) / expected[i])
     f.summary = (
-        f"chi2 = {f.statistic:.2f} (df {f.df}); largest gap: {cells[worst]} "
-        f"{observed[worst]:g} vs {expected[worst]:.1f} expected"
+        f"chi2 = {f.statistic:.2f} (df {f.df}); largest gap: {cells[worst]}: "
+        f"{observed[worst]:,g} vs {expected[worst]:,.1f} expected"
     )
 
 
@@ -204,7 +198,7 @@ def _deal_tests(facts: list[_GameFacts], min_games: int) -> list[Finding]:
                 [len(games) * weights[c] / total for c in cells],
                 len(cells) - 1,
             )
-            f.summary = f"{len(games)} starters; " + f.summary
+            f.summary = f"{len(games):,} starters; " + f.summary
         # power cards in the first hands, by seat and by position from the dealer
         by_size: dict[int, list[_GameFacts]] = defaultdict(list)
         for g in games:
@@ -257,7 +251,7 @@ def _deal_tests(facts: list[_GameFacts], min_games: int) -> list[Finding]:
                         f.evidence["games"] = [
                             gid for gid, c, s in per_game if c[worst] > s[worst] + 1
                         ][:MAX_EVIDENCE]
-                        f.summary = f"{len(sg)} deals; " + f.summary
+                        f.summary = f"{len(sg):,} deals; " + f.summary
     return out
 
 
@@ -311,7 +305,7 @@ def _seat_tests(
             continue
         _chi_finding(f, [f"seat {i}" for i in range(size)], seat_wins, expected, size - 1)
         if f.p_value is not None:
-            f.summary = f"{n} games won; " + f.summary
+            f.summary = f"{n:,} games won; " + f.summary
     tables["wins_by_seat"] = seat_rows
     tables["wins_by_dealer_position"] = pos_rows
     return out
@@ -378,7 +372,7 @@ def _catch_tests(facts: list[_GameFacts], min_games: int) -> list[Finding]:
             continue
         f.p_value = binom_sum_tail(k, groups, "less")
         f.summary = (
-            f"{b} caught {k} of {a}'s {n} catchable call faults ({f.expected:.1f} expected "
+            f"{b} caught {k:,} of {a}'s {n:,} catchable call faults ({f.expected:,.1f} expected "
             f"at the table's catch rate)"
         )
         _set_evidence(f, pair_events[(a, b)])
@@ -430,7 +424,7 @@ def _head_to_head_tests(facts: list[_GameFacts], min_games: int) -> list[Finding
             continue
         f.p_value = binom_tail(k, m, p0, "two-sided")
         f.summary = (
-            f"{a} won {k} of the {m} shared games one of them won ({f.expected:.1f} expected "
+            f"{a} won {k:,} of the {m:,} shared games one of them won ({f.expected:,.1f} expected "
             "from their overall records)"
         )
         f.evidence["games"] = ev_games[(a, b)][:MAX_EVIDENCE]
@@ -514,8 +508,8 @@ def _draw_tests(
         sd = math.sqrt(phi * variance) or 1e-12
         f.p_value = float(sps.norm.sf((kk - 0.5 - f.expected) / sd))
         f.summary = (
-            f"{kk} of {used} drawn cards playable ({100 * kk / used:.0f}%), "
-            f"{f.expected:.1f} expected at the other players' rates (dispersion {phi:.2f})"
+            f"{kk:,} of {used:,} drawn cards playable ({100 * kk / used:.0f}%), "
+            f"{f.expected:,.1f} expected at the other players' rates (dispersion {phi:.2f})"
         )
         _set_evidence(f, evidence[p])
     return out
@@ -573,8 +567,8 @@ def _timing_tests(
         if f.expected is None:
             f.expected = 0.0
         f.summary = (
-            f"{fast} of {len(spans)} decisions under {FAST_MS} ms (median "
-            f"{row['median_decision_ms']:.0f} ms), {f.expected:.1f} expected at the other "
+            f"{fast:,} of {len(spans):,} decisions under {FAST_MS:,} ms (median "
+            f"{row['median_decision_ms']:,.0f} ms), {f.expected:,.1f} expected at the other "
             "players' rate"
         )
         _set_evidence(f, fast_events[p])
@@ -618,7 +612,8 @@ def _abandon_tests(
         f.expected = n * q
         f.p_value = binom_tail(k, n, q, "greater")
         f.summary = (
-            f"{k} of {n} abandons while behind; {100 * q:.0f}% of the player's time is spent behind"
+            f"{k:,} of {n:,} abandons while behind; {100 * q:.0f}% of the player's time is "
+            "spent behind"
         )
         _set_evidence(f, [[gid, i] for b, gid, i in quits[p] if b])
     return out
@@ -693,7 +688,7 @@ def _invalid_tests(
             f.statistic = float(k)
             f.expected = n * (all_k - k) / (all_n - n) if all_n > n else 0.0
             f.p_value = fisher_greater(k, n, all_k - k, all_n - n)
-            f.summary = f"{k} of {n} games invalid, {f.expected:.1f} expected"
+            f.summary = f"{k:,} of {n:,} games invalid, {f.expected:,.1f} expected"
             f.evidence["games"] = evidence[name][:MAX_EVIDENCE]
     return out
 

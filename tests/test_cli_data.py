@@ -139,7 +139,9 @@ def test_game_view(dataset: Path) -> None:
 
 def test_game_bad_input(dataset: Path, tmp_path: Path) -> None:
     _one_line_error(runner.invoke(app, ["game", str(dataset), "nope"]), "no game 'nope'")
-    _one_line_error(runner.invoke(app, ["game", str(dataset), "g1", "--at", "99"]), "events 0..22")
+    _one_line_error(
+        runner.invoke(app, ["game", str(dataset), "g1", "--at", "99"]), "--at takes 0..22, not 99"
+    )
     _one_line_error(runner.invoke(app, ["game", str(tmp_path / "x"), "g1"]), "no such dataset")
 
 

@@ -63,8 +63,9 @@ def test_game_after_the_violation_says_where_the_replay_stopped(tmp_path: Path) 
     res = runner.invoke(app, ["game", str(ds), "sample-wrong_player", "--at", "13"])
     assert res.exit_code == 2
     assert (
-        "no event 13 (events 0..11 are stored; the replay stopped at event 12 (wrong_player): "
-        "use --at 12 for the state before it and the event as logged; event 13 not replayed)"
+        "--at takes 0..12, not 13 (events 0..11 replayed; event 12 is where the replay stopped "
+        "(wrong_player): --at 12 shows the state before it and the event as logged; event 13 "
+        "not replayed)"
     ) in " ".join(res.output.split())
 
 

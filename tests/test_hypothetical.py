@@ -169,10 +169,14 @@ def test_the_cli_answers_in_json_and_by_exit_code() -> None:
     r = runner.invoke(app, ["game", f, "club-2024-031", "--at", "5", "--try", "ana draws"])
     assert r.exit_code == 0
     assert "legal" in r.stdout and "ana draws" in r.stdout
-    # at the violation itself there is no state after it: the message says where to look
+    # at the violation itself (event 6) the state right before it, as `game --at 6` shows
+    # it (one range for --at: 0..6); one past it is refused with that range
     r = runner.invoke(app, ["game", f, "club-2024-031", "--at", "6", "--try", "ana draws"])
+    assert r.exit_code == 0, r.output
+    assert "instead of event 6: legal: ana draws" in " ".join(r.output.split())
+    r = runner.invoke(app, ["game", f, "club-2024-031", "--at", "7", "--try", "ana draws"])
     assert r.exit_code == 2
-    assert "try --at 5" in " ".join(r.output.split())
+    assert "--at takes 0..6, not 7" in " ".join(r.output.split())
     r = runner.invoke(app, ["game", f, "nope", "--try", "ana draws"])
     assert r.exit_code == 2
     assert "no game 'nope'" in r.output

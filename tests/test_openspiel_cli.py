@@ -204,3 +204,40 @@ def test_default_import_validates_clean_and_scores_audit_flags(tmp_path: Path) -
     assert found["histories-1"]["expected"] == str({"p0": -33, "p1": -7})
     assert "p0 -95" in found["histories-2"]["message"]
     assert "-41" in found["histories-2"]["message"]
+
+
+def test_import_validate_in_one_process(tmp_path: Path) -> None:
+    """``import openspiel --validate`` (issue 12) validates the written log in the same
+    process: the same JSON document and exit code as ``validate LOG`` run after the import,
+    and the larger of the two exit codes when the import rejected a game."""
+    src = SAMPLES / "histories.openspiel.txt"
+    plain, audit = tmp_path / "plain.jsonl", tmp_path / "audit.jsonl"
+    res = _run("import", "openspiel", str(src), "--out", str(plain), "--validate")
+    assert res.exit_code == 0, res.output
+    assert "3 games: 3 valid, 0 invalid" in res.output
+    res = _run("import", "openspiel", str(src), "--returns", "scores", "--out", str(audit),
+               "--validate", "--json")  # fmt: skip
+    assert res.exit_code == 1
+    together = json.loads(res.stdout)
+    alone = _run("validate", "--json", str(audit))
+    assert alone.exit_code == 1
+    assert together == json.loads(alone.stdout)
+    assert (together["games"], together["valid"], together["invalid"]) == (3, 0, 3)
+    assert [v["code"] for v in together["violations"]] == ["wrong_score"] * 3
+    # the report, not the document: the same lines as validate's (3 wrong_score, by game)
+    res = _run("import", "openspiel", str(src), "--returns", "scores", "--out", str(audit),
+               "--validate")  # fmt: skip
+    assert res.exit_code == 1
+    assert "by code: wrong_score 3" in res.output
+    assert "3 games: 0 valid, 3 invalid" in res.output
+    # a rejected game (exit 1) beside valid ones (validate: 0) gives 1
+    good = src.read_text().splitlines()[0]
+    mixed = tmp_path / "mixed.ndjson"
+    mixed.write_text(good + "\n" + json.dumps({"game": "go", "history": [1]}) + "\n")
+    res = _run("import", "openspiel", str(mixed), "--out", str(plain), "--validate")
+    assert res.exit_code == 1
+    text = " ".join(res.output.split())
+    assert f"{mixed}:2, game 2: the game is 'go'" in text
+    assert "1 game: 1 valid, 0 invalid" in text
+    res = _run("import", "openspiel", str(src), "--out", str(plain), "--json")
+    assert res.exit_code == 2 and "--json needs --validate" in res.output

@@ -308,7 +308,10 @@ def test_load_game_invalid_stops_before_the_violation(dataset: Path) -> None:
     assert at.at_violation and at.at == 3 and at.event is None
     assert at.state == g.state
     assert at.logged is not None and json.loads(at.logged)["type"] == "play"
-    with pytest.raises(ValueError, match=r"no event 4 \(events 0..2 are stored; the replay"):
+    with pytest.raises(
+        ValueError,
+        match=r"--at takes 0..3, not 4 \(events 0..2 replayed; event 3 is where the replay",
+    ):
         load_game(dataset, "g3", 4)
 
 

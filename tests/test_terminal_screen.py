@@ -121,11 +121,12 @@ def test_audit_fits_and_says_in_one_line_why_tests_were_skipped(
     assert not any("fewer than the minimum" in line for line in few)
     shown, code = screen(["audit", str(dataset)], columns, 300)
     assert code in (0, 1)
-    # numbers are never split: each test's row starts with its games, p and Holm p whole
+    # numbers are never split: each test's first line is its check, whole, then its games,
+    # p and Holm p whole (session 4: the subject and result follow on their own lines)
     rows = [line for line in shown if re.match(r"^  (deal|seats|invalid|calls|play)\w*:", line)]
     assert rows, "\n".join(shown)
     for line in rows:
-        assert re.search(r" 60 +(\d\.\d+|1|<\S+|\d\.\de-\d+) +\S+ ", line), line
+        assert re.match(r"^  \w+: [\w:]+ +60 +(\d\.\d+|1|<\S+|\d\.\de-\d+) +\S+$", line), line
 
 
 def test_confidence_interval_digits_at_a_million_games() -> None:

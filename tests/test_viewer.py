@@ -207,7 +207,7 @@ def test_view_command(tmp_path: Path) -> None:
     r = runner.invoke(app, ["view", str(f), "nope", "--out", str(out)])
     assert r.exit_code == 2 and "no game 'nope'" in r.output
     r = runner.invoke(app, ["view", str(f), "club-2024-031", "--at", "99", "--out", str(out)])
-    assert r.exit_code == 2 and "events 0..8" in r.output
+    assert r.exit_code == 2 and "--at takes 0..8, not 99" in r.output
     r = runner.invoke(app, ["view", str(tmp_path / "missing.jsonl"), "g", "--out", str(out)])
     assert r.exit_code == 2
 

@@ -25,6 +25,7 @@ from rich.text import Text
 
 from ..audit import DEFAULT_ALPHA, DEFAULT_MIN_GAMES, AuditReport, _fmt_p, audit, report_html
 from ..audit_botlike import BotLikeness
+from ..audit_findings import Finding
 from ..store import DatasetError
 from . import EXIT_OK, EXIT_VIOLATIONS, app, clean, dataset_read_error, err, fail, out
 
@@ -48,56 +49,75 @@ def skipped_line(report: AuditReport) -> str | None:
     for f in skipped:
         text = str(f.skipped)
         if "fewer than the minimum" in text:
-            reasons[f"fewer than {report.min_games} games (--min-games)"] += 1
+            reasons[f"fewer than {report.min_games:,} games (--min-games)"] += 1
         else:
-            reasons[re.sub(r"\d+(\.\d+)?", "N", text)] += 1
+            reasons[re.sub(r"\d[\d,]*(\.\d+)?", "N", text)] += 1
     why = "; ".join(f"{n} {r}" for r, n in reasons.most_common())
-    return f"{len(skipped)} tests skipped: {why} (--format json lists each)"
+    return f"{len(skipped):,} tests skipped: {why} (--format json lists each)"
+
+
+GROUPED = ("ruleset", "players")
+"""Columns of the audit's small tables shown in each table's title instead (one table per
+ruleset label and table size), so a long ruleset label is never cut in a narrow column."""
+
+
+def _test_cell(f: Finding, prefix: str, evidence: str) -> Text:
+    """A test's first cell: the check on its own line (never broken: the column is as wide
+    as the table allows and a check name is one word), the subject, then the finding
+    wrapped at spaces, then the evidence games."""
+    text = Text()
+    text.append(f"{f.section}: {f.check}", style="bold")
+    text.append("\n" + clean(f.subject), style="cyan")
+    summary = prefix + clean(f.summary or "")
+    if summary:
+        text.append("\n" + summary, style="red" if prefix else "")
+    if evidence:
+        text.append("\n" + clean(evidence), style="dim")
+    return text
+
+
+def _table_cell(value: object) -> Text:
+    """A cell of the audit's small tables: a float to 3 places, a count with a comma
+    between thousands (``9,341``, never ``9 341``), text with control characters shown."""
+    if isinstance(value, float):
+        return Text(f"{value:,.3f}")
+    if isinstance(value, int) and not isinstance(value, bool):
+        return Text(f"{value:,}")
+    return Text(clean(str(value)))
 
 
 def _text_report(report: AuditReport) -> None:
-    n_games = f"{report.games} game{'' if report.games == 1 else 's'}"
+    n_games = f"{report.games:,} game{'' if report.games == 1 else 's'}"
     err.print(
-        f"{n_games} ({report.valid} valid, {report.replayed} "
+        f"{n_games} ({report.valid:,} valid, {report.replayed:,} "
         f"{'with facts from the ingest' if report.facts_from == 'ingest' else 'replayed'}); "
-        f"{len(report.tested)} tests run, {len(report.findings) - len(report.tested)} skipped; "
-        f"Holm-corrected at alpha {report.alpha} (min {report.min_games} games per test)",
+        f"{len(report.tested):,} tests run, {len(report.findings) - len(report.tested):,} skipped; "
+        f"Holm-corrected at alpha {report.alpha} (min {report.min_games:,} games per test)",
         highlight=False,
     )
     flags = Table(
-        title=f"Flags ({len(report.flags)})", box=box.SIMPLE_HEAD, highlight=False, expand=True
+        title=f"Flags ({len(report.flags):,})", box=box.SIMPLE_HEAD, highlight=False, expand=True
     )
-    flags.add_column("check", overflow="fold", ratio=3)
-    flags.add_column("subject", overflow="fold", ratio=2)
+    flags.add_column("check, subject, finding, evidence games", overflow="fold", ratio=1)
     flags.add_column("p (Holm)", justify="right", no_wrap=True)
-    flags.add_column("finding, evidence", overflow="fold", ratio=7)
     for f in report.flags:
         games = f.evidence.get("games", [])
         evidence = " ".join(games[:5]) + (" ..." if len(games) > 5 else "")
-        flags.add_row(
-            Text(clean(f"{f.section}: {f.check}")),
-            Text(clean(f.subject)),
-            Text(_fmt_p(f.p_adjusted)),
-            Text(clean(f.summary + (f"\n{evidence}" if evidence else ""))),
-        )
+        flags.add_row(_test_cell(f, "FLAG ", evidence), Text(_fmt_p(f.p_adjusted)))
     if report.flags:
         _print(flags)
     tests = Table(title="Tests run", box=box.SIMPLE_HEAD, highlight=False, expand=True)
-    tests.add_column("check", overflow="fold", ratio=3)
-    tests.add_column("subject", overflow="fold", ratio=2)
+    tests.add_column("check, subject, result", overflow="fold", ratio=1)
     for col in ("games", "p", "p (Holm)"):
         tests.add_column(col, justify="right", no_wrap=True)
-    tests.add_column("result", overflow="fold", ratio=6)
     for f in report.findings:
         if f.skipped:
             continue
         tests.add_row(
-            Text(clean(f"{f.section}: {f.check}")),
-            Text(clean(f.subject)),
-            Text(str(f.games)),
+            _test_cell(f, "FLAG " if f.flagged else "", ""),
+            Text(f"{f.games:,}"),
             Text(_fmt_p(f.p_value)),
             Text(_fmt_p(f.p_adjusted)),
-            Text(("FLAG " if f.flagged else "") + clean(f.summary or "")),
         )
     if report.tested:
         _print(tests)
@@ -111,15 +131,25 @@ def _text_report(report: AuditReport) -> None:
         ("invalid_by_client", "Games by client"),
     ):
         rows = report.tables.get(name, [])
-        if not rows:
-            continue
-        t = Table(title=title, box=box.SIMPLE_HEAD, highlight=False)
-        for col in rows[0]:  # two-line headers: the table fits 80 columns
-            numeric = isinstance(rows[0][col], int | float)
-            t.add_column(col.replace("_", "\n"), justify="right", no_wrap=numeric)
-        for r in rows:
-            t.add_row(*(f"{v:.3f}" if isinstance(v, float) else str(v) for v in r.values()))
-        _print(t)
+        groups: dict[str, list[dict[str, object]]] = {}
+        for r in rows:  # a table per ruleset and table size: its label whole in the title
+            parts = [clean(str(r["ruleset"]))] if "ruleset" in r else []
+            if "players" in r:
+                parts.append(f"{r['players']} players")
+            where = ", ".join(parts)
+            groups.setdefault(where, []).append({k: v for k, v in r.items() if k not in GROUPED})
+        for where, group in groups.items():
+            t = Table(
+                title=Text(f"{title}: {where}" if where else title),  # a label is no markup
+                box=box.SIMPLE_HEAD,
+                highlight=False,
+            )
+            for col in group[0]:  # two-line headers: the table fits 80 columns
+                numeric = isinstance(group[0][col], int | float)
+                t.add_column(col.replace("_", "\n"), justify="right", no_wrap=numeric)
+            for r in group:
+                t.add_row(*(_table_cell(v) for v in r.values()))
+            _print(t)
 
 
 @app.command("audit")
@@ -203,5 +233,7 @@ def audit_cmd(
                 out_file.write_text(text, "utf-8")
             except OSError as exc:
                 fail(f"{out_file}: cannot write: {exc.strerror or exc}")
-            err.print(f"wrote the audit ({len(report.flags)} flags) to {out_file}", highlight=False)
+            err.print(
+                f"wrote the audit ({len(report.flags):,} flags) to {out_file}", highlight=False
+            )
     raise typer.Exit(EXIT_VIOLATIONS if report.flags else EXIT_OK)

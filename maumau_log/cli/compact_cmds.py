@@ -32,7 +32,7 @@ def compact_cmd(
     before = sum(s.files_before.values())
     after = sum(s.files_after.values())
     err.print(
-        f"[bold green]{safe(str(dataset))}: {before} files -> {after} "
+        f"[bold green]{safe(str(dataset))}: {before:,} files -> {after:,} "
         f"({s.bytes_before / 1e6:,.1f} MB -> {s.bytes_after / 1e6:,.1f} MB), "
         f"{sum(s.rows.values()):,} rows rewritten[/]",
         highlight=False,

@@ -109,12 +109,12 @@ def _print_ingest(summary: IngestSummary) -> None:
         err.print(f"[dim]{safe(summary.conflicts[0].hint(summary.dataset))}[/]", highlight=False)
     rate = summary.events / summary.seconds if summary.seconds else 0.0
     colour = "red" if summary.exit_code else "green"
-    games = f"{summary.games} game{'' if summary.games == 1 else 's'}"
+    games = f"{summary.games:,} game{'' if summary.games == 1 else 's'}"
     err.print(
-        f"[bold {colour}]{games} read ({summary.valid} valid, "
-        f"{summary.invalid} invalid): {summary.added} added, {summary.duplicates} already "
-        f"stored, {len(summary.conflicts)} conflicts[/] -> {summary.dataset} "
-        f"({summary.events} events in {summary.seconds:.1f} s, {rate:,.0f} events/s)",
+        f"[bold {colour}]{games} read ({summary.valid:,} valid, "
+        f"{summary.invalid:,} invalid): {summary.added:,} added, {summary.duplicates:,} already "
+        f"stored, {len(summary.conflicts):,} conflicts[/] -> {summary.dataset} "
+        f"({summary.events:,} events in {summary.seconds:.1f} s, {rate:,.0f} events/s)",
         highlight=False,
     )
 
@@ -484,7 +484,7 @@ def query_cmd(
     except pl.exceptions.PolarsError as exc:  # a file Polars cannot read: damaged data
         fail(dataset_read_error(exc, dataset))
     if fmt == "table" and df.height > limit:
-        err.print(f"showing {limit} of {df.height} rows (use --limit, or --format csv)")
+        err.print(f"showing {limit:,} of {df.height:,} rows (use --limit, or --format csv)")
         df = df.head(limit)
     _emit(df, fmt, None)
 

@@ -56,7 +56,7 @@ def view_cmd(
     except SourceError as exc:
         fail(str(exc))
     if at is not None and not 0 <= at < len(tl.steps):
-        fail(f"game {game_id!r} has events 0..{len(tl.steps) - 1}, not {at}")
+        fail(f"game {game_id!r}: --at takes 0..{len(tl.steps) - 1}, not {at}")
     try:
         out_file.write_text(render(tl, at), encoding="utf-8")
     except OSError as exc:
@@ -65,7 +65,7 @@ def view_cmd(
     if tl.violation is not None:
         status += str(tl.violation.event_index)
     err.print(
-        f"wrote {safe(str(out_file))}: game {safe(game_id)}, {len(tl.steps)} events, "
+        f"wrote {safe(str(out_file))}: game {safe(game_id)}, {len(tl.steps):,} events, "
         f"{safe(status)}",
         highlight=False,
     )
@@ -107,14 +107,15 @@ def convert_cmd(
         out_file.write_bytes(data)
     except OSError as exc:
         fail(f"{out_file}: cannot write: {exc.strerror}")
-    err.print(f"wrote {count} events to {safe(str(out_file))}", highlight=False)
+    err.print(f"wrote {count:,} events to {safe(str(out_file))}", highlight=False)
 
 
 def run_try(
     source: Path, game_id: str, at: int | None, action: str, as_json: bool, rules: Path | None
 ) -> None:
     """``game SOURCE GAME_ID --at N --try ACTION``: would ACTION have been legal right
-    after event N (default: the last replayed event)? Exit 0 legal, 1 illegal, 2 usage."""
+    after event N (default: the last replayed event), or, at the game's violating event,
+    instead of it (the same N as ``game --at``)? Exit 0 legal, 1 illegal, 2 usage."""
     file_options = load_rules_file(rules)
     try:
         gl = find_game(source, game_id)
@@ -122,7 +123,7 @@ def run_try(
             tl = build(gl, str(source), file_options)
             replayed = [s.index for s in tl.steps if s.state is not None]
             at = replayed[-1] if replayed else 0
-        engine, _ = engine_after(gl, at, file_options)
+        engine, report = engine_after(gl, at, file_options)
     except SourceError as exc:
         fail(str(exc))
     from ..hypothetical import try_action
@@ -131,13 +132,16 @@ def run_try(
         result = try_action(engine, action)
     except NotationError as exc:
         fail(f'--try: column {exc.column}: {exc.message} (e.g. "ben plays 7C", "ben draws")')
-    result = {"at": at, **result}
+    v = report.violation
+    before = v is not None and v.event_index == at
+    result = {"at": at, "state_is": "before" if before else "after", **result}
     if as_json:
         sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
     else:
         colour, verdict = ("green", "legal") if result["legal"] else ("red", "not legal")
         out.print(
-            f"after event {at}: [bold {colour}]{verdict}[/]: {safe(action.strip())}",
+            f"{'instead of' if before else 'after'} event {at}: [bold {colour}]{verdict}[/]: "
+            f"{safe(action.strip())}",
             highlight=False,
         )
         if not result["legal"]:

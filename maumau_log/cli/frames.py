@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -50,6 +51,43 @@ def _flatten(df: pl.DataFrame) -> pl.DataFrame:
             fixes.append(pl.col(name).cast(pl.List(pl.String)).list.join(" ").alias(name))
         elif isinstance(dtype, pl.Struct | pl.Array | pl.Object):
             fixes.append(pl.col(name).map_elements(str, return_dtype=pl.String).alias(name))
+    return df.with_columns(fixes) if fixes else df
+
+
+_CSV_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+"""Characters a CSV cell never holds raw: every C0 control (tab and newline too), DEL, C1
+and the bidi overrides (``clean``'s set plus tab and newline)."""
+
+FORMULA_START = ("=", "+", "-", "@")
+"""A cell starting with one of these is a formula to a spreadsheet (OWASP CSV injection)."""
+
+
+def csv_text(text: str) -> str:
+    """One text cell made safe for a terminal and a spreadsheet (``--format csv``).
+
+    Every character of :data:`_CSV_CONTROL` becomes the six characters ``\\uXXXX`` (a
+    terminal shows them; they move no cursor and colour nothing); a cell that then starts
+    with ``=``, ``+``, ``-`` or ``@`` gets a leading ``'``, so a spreadsheet shows it as text
+    instead of running it as a formula (OWASP's advice on CSV injection).
+
+    Args:
+        text: the cell's text.
+    Returns:
+        The text to write, e.g. ``"\\u001b[31mred"`` for ``"\\x1b[31mred"`` and
+        ``"'=HYPERLINK(1)"`` for ``"=HYPERLINK(1)"``.
+    """
+    text = _CSV_CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return "'" + text if text.startswith(FORMULA_START) else text
+
+
+def csv_safe(df: pl.DataFrame) -> pl.DataFrame:
+    """A flat frame's text columns through :func:`csv_text` (numbers, such as a negative
+    count, stay numbers; JSON and Parquet output keep the text exactly)."""
+    fixes = [
+        pl.col(name).map_elements(csv_text, return_dtype=pl.String).alias(name)
+        for name, dtype in df.schema.items()
+        if dtype == pl.String
+    ]
     return df.with_columns(fixes) if fixes else df
 
 
@@ -130,14 +168,14 @@ def _emit(df: pl.DataFrame, fmt: str, dest: Path | None, title: str | None = Non
             df.write_parquet(dest, compression="zstd")
         except OSError as exc:
             fail(f"{dest}: cannot write: {exc.strerror or exc}")
-        err.print(f"wrote {df.height} rows to {dest}", highlight=False)
+        err.print(f"wrote {df.height:,} rows to {dest}", highlight=False)
         return
     if fmt == "table":
         if dest is not None:
             fail("--out is for --format csv, json or parquet")
         _print_table(_rich_table(df, title))
         return
-    text = _flatten(df).write_csv() if fmt == "csv" else _json_rows(df)
+    text = csv_safe(_flatten(df)).write_csv() if fmt == "csv" else _json_rows(df)
     if dest is None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
         sys.stdout.flush()
@@ -146,7 +184,7 @@ def _emit(df: pl.DataFrame, fmt: str, dest: Path | None, title: str | None = Non
         dest.write_text(text, "utf-8")
     except OSError as exc:
         fail(f"{dest}: cannot write: {exc.strerror or exc}")
-    err.print(f"wrote {df.height} rows to {dest}", highlight=False)
+    err.print(f"wrote {df.height:,} rows to {dest}", highlight=False)
 
 
 def _json_rows(df: pl.DataFrame) -> str:

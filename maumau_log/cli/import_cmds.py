@@ -10,10 +10,16 @@ history (:mod:`maumau_log.openspiel`). Exit codes:
   allow, an unfinished history): each is reported with its file, line, game number and
   action index; the other games are still written;
 - 2: usage error, an input file that cannot be read, or an output that cannot be written.
+
+With ``--validate`` the written log is then validated in the same process, exactly as
+``maumau-log validate LOG`` would (the same report, ``--json`` the same document; issue 12:
+one start-up instead of two), and the exit code is the larger of the import's and the
+validation's (validate: 0 valid, 1 violations, 2 unreadable, 4 a failed shard).
 """
 
 from __future__ import annotations
 
+import json
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -21,7 +27,7 @@ from typing import Annotated
 import typer
 
 from ..openspiel import OpenSpielImportError, convert_source, encode_game, read_source
-from . import EXIT_OK, EXIT_VIOLATIONS, app, err, fail, safe
+from . import EXIT_OK, EXIT_VIOLATIONS, app, err, fail, out, safe
 from .output import open_out
 
 import_app = typer.Typer(
@@ -68,13 +74,28 @@ def openspiel_cmd(
             "(abandon + round_end with no winner) instead of rejecting it."
         ),
     ] = False,
+    validate: Annotated[
+        bool,
+        typer.Option(
+            "--validate",
+            help="Then validate the written log in this process, as `maumau-log validate "
+            "LOG` does (same report and exit codes), without a second start-up.",
+        ),
+    ] = False,
+    as_json: Annotated[
+        bool,
+        typer.Option("--json", help="With --validate: print validate's JSON document on stdout."),
+    ] = False,
 ) -> None:
     """Convert OpenSpiel crazy_eights game histories into a canonical log (preset
     crazy-eights, the game parameters as options, full stock order).
 
     Exit 0 when every game was imported, 1 when a game was rejected (the others are written),
-    2 for usage errors, unreadable input or an output that cannot be written.
+    2 for usage errors, unreadable input or an output that cannot be written. With
+    --validate, the larger of that and validate's exit code for the written log.
     """
+    if as_json and not validate:
+        fail("--json needs --validate (the import itself prints no document)")
     games: list[bytes] = []
     rejected: list[OpenSpielImportError] = []
     for f in files:
@@ -109,11 +130,36 @@ def openspiel_cmd(
         fail(f"{out_file}: cannot write: {exc.strerror}")
     n_events = sum(g.count(b"\n") for g in games)
     err.print(
-        f"imported {len(games)} game(s), {n_events} events, to {out_file}"
+        f"imported {len(games):,} game(s), {n_events:,} events, to {out_file}"
         + (f"; {len(rejected)} rejected" if rejected else ""),
         highlight=False,
     )
-    raise typer.Exit(EXIT_VIOLATIONS if rejected else EXIT_OK)
+    code = EXIT_VIOLATIONS if rejected else EXIT_OK
+    if validate:
+        code = max(code, validate_log(out_file, as_json))
+    raise typer.Exit(code)
 
 
-__all__ = ["import_app", "openspiel_cmd"]
+def validate_log(log: Path, as_json: bool = False) -> int:
+    """Validate one log in this process exactly as ``maumau-log validate LOG [--json]``
+    does (:class:`~maumau_log.cli.replay_cmds.ValidationRun` on this process, no progress
+    bar): prints its report to stderr, or with ``as_json`` its JSON document to stdout.
+
+    Args:
+        log: the log file just written.
+        as_json: print the ``validate --json`` document instead of the report.
+    Returns:
+        validate's exit code: 0 valid, 1 violations, 2 unreadable, 4 a failed shard.
+    """
+    from .replay_cmds import ValidationRun  # the replay's modules only when asked
+
+    run = ValidationRun()
+    run.run(None, [log], progress=False)
+    if as_json:
+        out.print_json(json.dumps(run.as_json()))
+    else:
+        run.print_report()
+    return run.exit_code
+
+
+__all__ = ["import_app", "openspiel_cmd", "validate_log"]

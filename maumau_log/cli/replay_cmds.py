@@ -215,9 +215,9 @@ class ValidationRun:
             err.print(f"[bold red]failed shard:[/] {safe(problem)}", highlight=False)
         bad = self.violations or self.unreadable or self.failed or self.conflicting_ids
         colour = "red" if bad else "green"
-        games = f"{self.games} game{'' if self.games == 1 else 's'}"
+        games = f"{self.games:,} game{'' if self.games == 1 else 's'}"
         err.print(
-            f"[bold {colour}]{games}: {self.valid} valid, {self.games - self.valid} invalid[/]"
+            f"[bold {colour}]{games}: {self.valid:,} valid, {self.games - self.valid:,} invalid[/]"
         )
 
 
@@ -305,7 +305,11 @@ def simulate(
             n_games, n_events = write_games(gen, fh)
     except OSError as exc:
         fail(f"{out_file}: cannot write: {exc.strerror}")
-    err.print(f"wrote {n_games} games, {n_events} events to {out_file}")
+    err.print(
+        f"wrote {n_games:,} game{'' if n_games == 1 else 's'}, {n_events:,} events to "
+        f"{safe(str(out_file))}",
+        highlight=False,
+    )
 
 
 @app.command("rules")

@@ -33,7 +33,8 @@ class BoardColumn:
     Attributes:
         key: the column of the statistics frame (``win_rate``).
         header: the table header (two lines at most).
-        fmt: ``"d"``, a float format (``".2f"``), ``"pct"`` (a rate shown in %) or ``"ci"``
+        fmt: ``"d"`` (a count, shown with a comma between thousands: ``9,341``), a float
+            format (``".2f"``), ``"pct"`` (a rate shown in %) or ``"ci"``
             (``key`` is the interval's low end; ``key`` with ``_low`` made ``_high`` is the
             high end; the estimate is ``key`` without ``_low``).
     """
@@ -107,7 +108,7 @@ def cell(col: BoardColumn, row: dict[str, Any]) -> str:
         high = row.get(col.key.removesuffix("_low") + "_high")
         est = row.get(col.key.removesuffix("_low"))
         return "-" if high is None else ci_text(value, est, high)
-    return format(value, col.fmt)
+    return format(value, ",d" if col.fmt == "d" else col.fmt)  # counts as 9,341
 
 
 def column_names(columns: tuple[BoardColumn, ...]) -> list[str]:

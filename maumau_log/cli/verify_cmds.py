@@ -41,7 +41,7 @@ def verify_cmd(
         err.print(f"[bold red]{safe(p.check)}[/] {safe(str(p))}", highlight=False)
     if report.unrecorded:
         err.print(
-            f"checksums not recorded for {report.unrecorded} of {report.files} files "
+            f"checksums not recorded for {report.unrecorded:,} of {report.files:,} files "
             "(written by an older maumau-log): those were checked for presence and "
             "readability only",
             highlight=False,
@@ -55,14 +55,14 @@ def verify_cmd(
     rows = ", ".join(f"{n:,} {t}" for t, n in report.rows.items())
     if report.ok:
         err.print(
-            f"[bold green]ok:[/] {safe(str(dataset))}: {report.files} files "
+            f"[bold green]ok:[/] {safe(str(dataset))}: {report.files:,} files "
             f"({report.checksummed} checksums match), {safe(rows)}; the tables agree",
             highlight=False,
         )
     else:
         err.print(
             f"[bold red]{len(report.problems)} problems[/] in {safe(str(dataset))} "
-            f"({report.files} files, {safe(rows)})",
+            f"({report.files:,} files, {safe(rows)})",
             highlight=False,
         )
     raise typer.Exit(code)

@@ -1,0 +1,93 @@
+"""Choose between the compiled and the pure-Python modules (issue 12).
+
+The compiled build (mypyc, ``hatch_build.py``) puts extension modules beside the ``.py``
+files of :data:`COMPILABLE` (the engine package and the OpenSpiel port); Python imports an
+extension module before the source of the same name. With ``MAUMAU_LOG_PURE_PYTHON=1`` in
+the environment, a finder placed first on ``sys.meta_path`` loads those modules from their
+``.py`` source instead, so CI runs the whole suite against both builds from one install. An
+extension older than its ``.py`` file (the source was edited or merged after the build)
+would run stale code: then every compilable module runs from source, with a warning
+(rebuild with ``python hatch_build.py``). Imported by ``maumau_log/__init__.py``, so it is
+in place before any of those modules is; this module is never compiled.
+"""
+
+from __future__ import annotations
+
+import importlib.machinery
+import importlib.util
+import os
+import sys
+import warnings
+from collections.abc import Sequence
+from importlib.machinery import ModuleSpec
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parent
+PACKAGE = __name__.rpartition(".")[0]
+ENGINE = PACKAGE + ".engine"
+ENGINE_INTERPRETED = ("__init__", "_select")
+"""Engine modules never compiled (the package's ``__init__`` and its re-export of this)."""
+EXTRA = (PACKAGE + ".openspiel.port",)
+"""Compiled modules outside the engine package (``hatch_build.EXTRA`` lists the same)."""
+PURE = os.environ.get("MAUMAU_LOG_PURE_PYTHON", "") not in ("", "0")
+
+
+def source_of(name: str) -> Path | None:
+    """The ``.py`` file of a compilable module ``name``, or None for any other module."""
+    if name in EXTRA:
+        return ROOT.joinpath(*name.split(".")[1:]).with_suffix(".py")
+    package, _, stem = name.rpartition(".")
+    if package == ENGINE and stem not in ENGINE_INTERPRETED:
+        return ROOT / "engine" / f"{stem}.py"
+    return None
+
+
+class _SourceFirst:
+    """A meta path finder: the compilable modules from their ``.py`` files."""
+
+    @staticmethod
+    def find_spec(
+        name: str, path: Sequence[str] | None = None, target: ModuleType | None = None
+    ) -> ModuleSpec | None:
+        source = source_of(name)
+        if source is None or not source.is_file():
+            return None
+        loader = importlib.machinery.SourceFileLoader(name, str(source))
+        return importlib.util.spec_from_file_location(name, source, loader=loader)
+
+
+def _stale() -> list[str]:
+    """Compiled modules whose ``.py`` source is newer than the extension."""
+    out = []
+    folders = {ROOT / "engine"} | {ROOT.joinpath(*n.split(".")[1:-1]) for n in EXTRA}
+    for folder in sorted(folders):
+        for ext in folder.glob("*.so"):
+            stem = ext.name.split(".", 1)[0]
+            source = folder / f"{stem}.py"
+            name = ".".join((PACKAGE, *source.relative_to(ROOT).with_suffix("").parts))
+            if source_of(name) == source and source.stat().st_mtime > ext.stat().st_mtime:
+                out.append(source.relative_to(ROOT).as_posix())
+    return out
+
+
+if not PURE:
+    _old = _stale()
+    if _old:
+        warnings.warn(
+            f"maumau_log: the compiled build is older than {', '.join(sorted(_old))}; "
+            "running pure Python (rebuild with `python hatch_build.py`)",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        PURE = True
+if PURE and not any(isinstance(f, _SourceFirst) for f in sys.meta_path):
+    sys.meta_path.insert(0, _SourceFirst())
+
+
+def compiled(name: str) -> bool:
+    """True when the module ``name`` (imported already) was loaded from a compiled
+    extension, False for its ``.py`` source or when it is not imported."""
+    module = sys.modules.get(name)
+    origin = getattr(module, "__file__", "") or ""
+    return bool(origin) and not origin.endswith(".py")
