@@ -1,17 +1,21 @@
 """The Ray runner (``--engine ray``, the optional extra ``maumau-log[ray]``; issue 11).
 
-Ray Data reads the inputs as binary files (``ray.data.read_binary_files``: every node must
-see the paths, e.g. a shared filesystem, or they are pyarrow filesystem URIs such as
-``s3://bucket/logs/``), and ``map_batches`` runs the shard function
-(:func:`maumau_log.shard.run_shard`) on each file's bytes (a file is one shard: give a wide
-cluster many files), one file per batch, with
-``batch_format="pyarrow"``: the rows come back as Arrow IPC streams, one output row per
-(shard, partition), so the tables stay Arrow from the worker to the writer. This process
-then merges the shards in input order exactly as the local runner does
-(:func:`maumau_log.runners.merge_order`) and writes them through the same
-:class:`~maumau_log.store.DatasetWriter`, so the dataset is the same hive-partitioned
-tables, published the same crash-safe way. (A match whose rounds lie in several files is
-replayed again here with its state, as locally: this process must be able to read such
+Local paths (every node must see them, e.g. a shared filesystem): Ray Data starts from the
+planned shards' numbers (``ray.data.from_items``) and ``map_batches`` runs the shard
+function (:func:`maumau_log.shard.run_shard`) on each, the task reading its shard's byte
+range itself (:func:`ray_range_results`), so a local Ray gets the balanced shards the
+local pool gets (:func:`~maumau_log.shard.balanced_target`) and no read stage: the
+10^5-game benchmark's eight 40 MB files read whole left a CPU idle while the other
+replayed the last file, and the separate read stage put every file's bytes through the
+object store first. Pyarrow filesystem URIs (``s3://bucket/logs/``): Ray Data reads the
+files as binary files (``read_binary_files``, :func:`ray_results`), a file being one shard.
+Either way one batch is one shard, ``batch_format="pyarrow"``: the rows come back as
+Arrow IPC streams, one output row per (shard, partition), so the tables stay Arrow from the
+worker to the writer. This process then merges the shards in input order exactly as the
+local runner does (:func:`maumau_log.runners.merge_order`) and writes them through the
+same :class:`~maumau_log.store.DatasetWriter`, so the dataset is the same hive-partitioned
+tables, published the same crash-safe way. (A match whose rounds lie in several shards is
+replayed again here with its state, as locally: this process must be able to read those
 files too.)
 
 A shard whose function fails comes back as a :class:`~maumau_log.shard.ShardFailure` with
@@ -29,7 +33,7 @@ from typing import Any
 import pyarrow as pa
 
 from .runners import Outcome, Runner, ShardTask, default_jobs, merge_order
-from .shard import Shard, ShardFailure, ShardResult
+from .shard import Shard, ShardFailure, ShardResult, is_uri
 from .store import TABLES
 
 _TABLE_COLUMNS = tuple(f"t_{name}" for name in TABLES)
@@ -78,11 +82,7 @@ class _ReplayBatch:
         ):
             file_no, shards = self._find(path)
             for s in shards:  # one shard per file (see ray_runner)
-                try:
-                    res = self.task(Shard(s.index, s.path, data=data))
-                except Exception as exc:  # never lose a shard
-                    res = ShardFailure(s, f"{type(exc).__name__}: {exc}")
-                self._add(rows, file_no, s, res)
+                _replay(self.task, Shard(s.index, s.path, data=data), rows, file_no)
         return pa.Table.from_pydict(rows, schema=_OUT_SCHEMA)
 
     def _find(self, path: str) -> tuple[int, list[Shard]]:
@@ -94,21 +94,42 @@ class _ReplayBatch:
                 return value
         raise KeyError(f"Ray read a file the input does not list: {path}")
 
-    @staticmethod
-    def _add(rows: dict[str, list[Any]], file_no: int, s: Shard, res: Outcome) -> None:
-        parts = res.tables if isinstance(res, ShardResult) else {}
-        if isinstance(res, ShardResult):
-            res.tables = {}
-        keys = list(parts) or [("", "")]
-        for k, (ruleset, date) in enumerate(keys):
-            rows["file"].append(file_no)
-            rows["shard"].append(s.index)
-            rows["ruleset"].append(ruleset)
-            rows["date"].append(date)
-            rows["meta"].append(pickle.dumps(res) if k == 0 else None)
-            tables = parts.get((ruleset, date), {})
-            for name, col in zip(TABLES, _TABLE_COLUMNS, strict=True):
-                rows[col].append(_ipc(tables.get(name)))
+
+class _ReplayRange:
+    """The ``map_batches`` function of local inputs: shard numbers to the shard rows, each
+    task reading its shard's byte range itself (:func:`ray_range_results`)."""
+
+    def __init__(self, task: ShardTask, shards: Sequence[Shard]) -> None:
+        self.task = task
+        self.shards = list(shards)
+
+    def __call__(self, batch: pa.Table) -> pa.Table:
+        rows: dict[str, list[Any]] = {n: [] for n in _OUT_SCHEMA.names}
+        for idx in batch.column("shard").to_pylist():
+            _replay(self.task, self.shards[idx], rows, idx)
+        return pa.Table.from_pydict(rows, schema=_OUT_SCHEMA)
+
+
+def _replay(task: ShardTask, s: Shard, rows: dict[str, list[Any]], file_no: int) -> None:
+    """Run the shard function on ``s`` and add its rows: one per (shard, partition), the
+    pickled outcome in the first, each table as Arrow IPC (a failure is never lost)."""
+    try:
+        res = task(s)
+    except Exception as exc:  # never lose a shard
+        res = ShardFailure(s, f"{type(exc).__name__}: {exc}")
+    parts = res.tables if isinstance(res, ShardResult) else {}
+    if isinstance(res, ShardResult):
+        res.tables = {}
+    keys = list(parts) or [("", "")]
+    for k, (ruleset, date) in enumerate(keys):
+        rows["file"].append(file_no)
+        rows["shard"].append(s.index)
+        rows["ruleset"].append(ruleset)
+        rows["date"].append(date)
+        rows["meta"].append(pickle.dumps(res) if k == 0 else None)
+        tables = parts.get((ruleset, date), {})
+        for name, col in zip(TABLES, _TABLE_COLUMNS, strict=True):
+            rows[col].append(_ipc(tables.get(name)))
 
 
 def _init(address: str | None, num_cpus: int | None) -> None:
@@ -168,13 +189,55 @@ def ray_results(
     ds = ds.map_batches(
         _ReplayBatch(task, by_path), batch_format="pyarrow", batch_size=1, zero_copy_batch=True
     )
+    yield from _in_order(ds, shards)
+
+
+def ray_range_results(
+    shards: Sequence[Shard],
+    task: ShardTask,
+    address: str | None = None,
+    num_cpus: int | None = None,
+) -> Iterator[Outcome]:
+    """Run shards of local files on Ray, each task reading its own byte range (so a big
+    file is spread over several tasks, as the local pool spreads it); yield in shard order
+    (not yet merged).
+
+    Ray Data starts from the shard numbers (``ray.data.from_items``), not from the files'
+    bytes: no read stage, and the tasks balance as the planner cut them. Only for local
+    paths (every node must see them, as for :func:`ray_results`); URIs go through
+    :func:`ray_results`.
+
+    Args:
+        shards: the planned shards (:func:`~maumau_log.shard.plan_shards`).
+        task, address, num_cpus: as for :func:`ray_results`.
+    """
+    import ray
+
+    _init(address, num_cpus)
+    if not shards:
+        return
+    ctx = ray.data.DataContext.get_current()
+    ctx.execution_options.preserve_order = True
+    ctx.enable_progress_bars = False
+    items = ray.data.from_items(
+        [{"shard": s.index} for s in shards], override_num_blocks=len(shards)
+    )
+    ds = items.map_batches(
+        _ReplayRange(task, shards), batch_format="pyarrow", batch_size=1, zero_copy_batch=True
+    )
+    yield from _in_order(ds, shards)
+
+
+def _in_order(ds: Any, shards: Sequence[Shard]) -> Iterator[Outcome]:
+    """The outcomes of ``ds``'s rows in shard order; every shard not received is reported
+    failed (Ray gave up, or returned nothing for it), never dropped."""
     pending: dict[int, ShardResult | ShardFailure] = {}
     nxt = 0
     try:
         for batch in ds.iter_batches(batch_format="pyarrow", batch_size=None):
             _collect(batch, pending)
-            while nxt in pending:
-                yield pending.pop(nxt)
+            while nxt < len(shards) and shards[nxt].index in pending:
+                yield pending.pop(shards[nxt].index)
                 nxt += 1
     except Exception as exc:  # Ray gave up: report every shard not received
         for s in shards[nxt:]:
@@ -239,7 +302,12 @@ def _collect(batch: pa.Table, pending: dict[int, ShardResult | ShardFailure]) ->
 
 
 def ray_runner(address: str | None = None, num_cpus: int | None = None) -> Runner:
-    """The ``--engine ray`` runner: :func:`ray_results` merged in order.
+    """The ``--engine ray`` runner: :func:`ray_range_results` (local paths) or
+    :func:`ray_results` (URIs) merged in order.
+
+    The runner's ``workers`` (:func:`~maumau_log.runners.runner_workers`) is a local Ray's
+    CPUs, so the caller plans balanced shards; on a cluster (``address`` or
+    ``RAY_ADDRESS``) it is 1 (the cluster's size is not known before it is joined).
 
     Raises:
         ImportError: Ray is not installed (``pip install 'maumau-log[ray]'``).
@@ -247,10 +315,14 @@ def ray_runner(address: str | None = None, num_cpus: int | None = None) -> Runne
     import ray  # noqa: F401  (fail now, not in the middle of an ingest)
 
     def run(shards: Sequence[Shard], task: ShardTask) -> Iterator[Outcome]:
-        # one shard per file: a task reads a whole file's bytes, so cutting it would not
-        # spread the work (give Ray many files for a wide cluster)
+        if not any(is_uri(s.path) for s in shards):
+            return merge_order(ray_range_results(shards, task, address, num_cpus), task, shards)
+        # URIs: one shard per file, a task reading a whole file's bytes (give Ray many
+        # files for a wide cluster)
         paths = list(dict.fromkeys(s.path for s in shards))
         whole = [Shard(i, p) for i, p in enumerate(paths)]
         return merge_order(ray_results(whole, task, address, num_cpus), task, whole)
 
+    local = address is None and not os.environ.get("RAY_ADDRESS")
+    run.workers = (num_cpus or default_jobs()) if local else 1  # type: ignore[attr-defined]
     return run

@@ -40,7 +40,7 @@ from .events import (
 from .game_ids import KnownGames
 from .match_records import MatchRound, match_rows, update_matches  # noqa: F401
 from .rules import RulesetError, resolve
-from .runners import Runner, ShardTask, local_results
+from .runners import Runner, ShardTask, local_results, runner_workers
 from .shard import (
     SHARD_BYTES,
     GameOutcome,
@@ -178,7 +178,7 @@ def ingest(
         known.load(dataset)
         ingested_at = datetime.now(UTC)
         task = ShardTask(rules_file_options, collect=True, ingested_at=ingested_at)
-        shards = plan_shards(files, shard_bytes)
+        shards = plan_shards(files, shard_bytes, runner_workers(runner, jobs))
         if on_plan is not None:
             on_plan(len(shards))
         results = runner(shards, task) if runner is not None else local_results(shards, task, jobs)

@@ -178,4 +178,16 @@ def local_results(shards: Sequence[Shard], task: ShardTask, jobs: int) -> Iterat
 
 
 Runner = Callable[[Sequence[Shard], ShardTask], Iterator[Outcome]]
-"""A runner: shards and the task in, results in shard order out (already merged)."""
+"""A runner: shards and the task in, results in shard order out (already merged). A
+runner may carry a ``workers`` attribute (its processes), which planning reads through
+:func:`runner_workers` to cut the input finer for many workers."""
+
+
+def runner_workers(runner: Runner | None, jobs: int = 1) -> int:
+    """The processes ``runner`` runs shards on (its ``workers`` attribute; 1 when it has
+    none, e.g. Ray, which plans its own shards); ``jobs`` when ``runner`` is None (the
+    local runner)."""
+    if runner is None:
+        return jobs
+    workers = getattr(runner, "workers", 1)
+    return workers if isinstance(workers, int) and workers > 0 else 1

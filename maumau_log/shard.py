@@ -55,6 +55,15 @@ SHARD_BYTES = 32 * 1024 * 1024
 """Target size of a shard of a large plain log, in bytes (a file up to twice this size is
 one shard)."""
 
+MIN_SHARD_BYTES = 4 * 1024 * 1024
+"""The smallest target of :func:`plan_shards` when it cuts finer to keep workers busy."""
+
+SHARDS_PER_WORKER = 12
+"""With several workers, :func:`plan_shards` aims at this many shards per worker (a
+smaller target than :data:`SHARD_BYTES` where the input is small), so that the last
+shards leave no worker idle for long (issue 11: 8 equal files on 2 workers left one idle
+while the other finished its last file)."""
+
 _SCAN = 1024 * 1024
 _HEADER_HINT = b'"game"'
 
@@ -422,18 +431,49 @@ def _cuts(path: Path, target: int) -> list[tuple[int, int]]:
     return cuts
 
 
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size if path.is_file() else 0
+    except OSError:
+        return 0
+
+
+def balanced_target(
+    files: Sequence[str | os.PathLike[str]], workers: int, shard_bytes: int = SHARD_BYTES
+) -> int:
+    """The target shard size for ``workers`` processes: ``shard_bytes``, or less so that
+    the local files give about :data:`SHARDS_PER_WORKER` shards per worker, never below
+    :data:`MIN_SHARD_BYTES` (nor above ``shard_bytes``). One worker: ``shard_bytes``.
+
+    Args:
+        files: the log files.
+        workers: worker processes.
+        shard_bytes: the target without balancing, in bytes.
+    Returns:
+        The target in bytes.
+    """
+    if workers <= 1:
+        return shard_bytes
+    total = sum(_size(Path(f)) for f in files if not is_uri(str(f)))
+    want = total // (SHARDS_PER_WORKER * workers)
+    return max(min(shard_bytes, MIN_SHARD_BYTES), min(shard_bytes, want))
+
+
 def plan_shards(
-    files: Sequence[str | os.PathLike[str]], shard_bytes: int = SHARD_BYTES
+    files: Sequence[str | os.PathLike[str]], shard_bytes: int = SHARD_BYTES, workers: int = 1
 ) -> list[Shard]:
     """Cut log files into shards, in input order.
 
     Args:
         files: the log files (as :func:`~maumau_log.logfile.expand_paths` lists them).
         shard_bytes: target shard size of a large plain file.
+        workers: the processes that will run the shards: more than one cuts finer where
+            the input is small (:func:`balanced_target`); the results are the same.
     Returns:
         The shards, indexed from 0. A file that cannot be read is one shard (its replay
         reports it).
     """
+    shard_bytes = balanced_target(files, workers, shard_bytes)
     shards: list[Shard] = []
     for f in files:
         path = Path(f)
@@ -441,10 +481,7 @@ def plan_shards(
         if is_uri(name):
             shards.append(Shard(len(shards), name))
             continue
-        try:
-            size = path.stat().st_size if path.is_file() else 0
-        except OSError:
-            size = 0
+        size = _size(path)
         if size <= 2 * shard_bytes or not _is_plain(path) or is_notation(path):
             shards.append(Shard(len(shards), name))
             continue

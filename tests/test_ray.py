@@ -126,3 +126,23 @@ def test_uri_inputs_on_ray(ray_session: None, tmp_path: Path) -> None:
     res = CliRunner().invoke(app, ["validate", uri, "--engine", "ray", "--json"])
     assert res.exit_code == 0, res.output
     assert json.loads(res.stdout)["games"] == local.games
+
+
+def test_ray_runs_byte_range_shards(ray_session: None, logs: Path, tmp_path: Path) -> None:
+    """Local inputs cut into byte ranges (here every ~4 KB, so match rounds fall into later
+    shards and are replayed again by the merge) store the rows of a local ingest."""
+    files = expand_paths([logs])
+    runner = ray_runner()
+    from maumau_log.runners import default_jobs
+
+    assert getattr(runner, "workers", None) == default_jobs()  # a local Ray's CPUs
+    local = ingest(files, tmp_path / "local", jobs=1)
+    on_ray = ingest(files, tmp_path / "ray", runner=runner, shard_bytes=4096)
+    assert on_ray.failed == []
+    assert (on_ray.games, on_ray.added, on_ray.duplicates) == (
+        local.games,
+        local.added,
+        local.duplicates,
+    )
+    assert on_ray.violations == local.violations
+    assert_same_rows(tmp_path / "local", tmp_path / "ray")

@@ -22,7 +22,7 @@ from ..rules import (
     read_ruleset_file,
     resolve,
 )
-from ..runners import Runner, ShardTask, local_results
+from ..runners import Runner, ShardTask, local_results, runner_workers
 from ..schema import load_schema
 from ..shard import GameOutcome, ShardFailure, expand_inputs, is_uri, plan_shards
 from ..violations import Violation
@@ -93,7 +93,7 @@ class ValidationRun:
     ) -> None:
         """Replay ``files`` shard by shard (:mod:`maumau_log.shard`) on ``runner`` (default:
         this process); a file that cannot be opened is noted, the others go on."""
-        shards = plan_shards(files)
+        shards = plan_shards(files, workers=runner_workers(runner))
         task = ShardTask(file_options)
         results = runner(shards, task) if runner is not None else local_results(shards, task, 1)
         with shard_progress(len(shards), progress) as tick:

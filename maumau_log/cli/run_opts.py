@@ -61,6 +61,7 @@ def make_runner(engine: str, jobs: int | None, address: str | None) -> Runner:
     def run(shards: Sequence[Shard], task: ShardTask) -> Iterator[Outcome]:
         return local_results(shards, task, n)
 
+    run.workers = n  # type: ignore[attr-defined]  # planning cuts finer (runner_workers)
     return run
 
 
