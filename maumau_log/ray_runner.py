@@ -153,6 +153,16 @@ def _init(address: str | None, num_cpus: int | None) -> None:
         ray.init(address=address, log_to_driver=False, configure_logging=False)
 
 
+def _ordered_quiet_context() -> None:
+    """Ray Data's context for our runs: results in input (shard) order, no progress bars of
+    Ray's own (the CLI draws its own)."""
+    import ray
+
+    ctx = ray.data.DataContext.get_current()
+    ctx.execution_options.preserve_order = True
+    ctx.enable_progress_bars = False
+
+
 def ray_results(
     shards: Sequence[Shard],
     task: ShardTask,
@@ -168,7 +178,6 @@ def ray_results(
             ``RAY_ADDRESS``, else Ray starts on this machine with ``num_cpus`` CPUs.
         num_cpus: CPUs of a local Ray (default: the cores this process may use).
     """
-    import ray
 
     _init(address, num_cpus)
     files: dict[str, list[Shard]] = {}
@@ -182,9 +191,7 @@ def ray_results(
         paths.append(full)
     if not paths:
         return
-    ctx = ray.data.DataContext.get_current()
-    ctx.execution_options.preserve_order = True
-    ctx.enable_progress_bars = False
+    _ordered_quiet_context()
     ds = _read_binary(paths)
     ds = ds.map_batches(
         _ReplayBatch(task, by_path), batch_format="pyarrow", batch_size=1, zero_copy_batch=True
@@ -216,9 +223,7 @@ def ray_range_results(
     _init(address, num_cpus)
     if not shards:
         return
-    ctx = ray.data.DataContext.get_current()
-    ctx.execution_options.preserve_order = True
-    ctx.enable_progress_bars = False
+    _ordered_quiet_context()
     items = ray.data.from_items(
         [{"shard": s.index} for s in shards], override_num_blocks=len(shards)
     )
