@@ -241,3 +241,34 @@ def test_import_validate_in_one_process(tmp_path: Path) -> None:
     assert "1 game: 1 valid, 0 invalid" in text
     res = _run("import", "openspiel", str(src), "--out", str(plain), "--json")
     assert res.exit_code == 2 and "--json needs --validate" in res.output
+
+
+def test_validation_from_memory_equals_the_files(tmp_path: Path) -> None:
+    """``import --validate`` replays the log it has just written from memory (issue 12):
+    the document is the file's own, for a plain and a compressed log, violations (their
+    lines, 1-3 in a 3-game file) included, and a second game id use is noted alike."""
+    import gzip
+
+    from maumau_log.cli.replay_cmds import ValidationRun
+
+    src = SAMPLES / "histories.openspiel.txt"
+    games = [convert_source(s, str(src), "scores") for s in read_source(src)]
+    lines = [json.dumps(e, separators=(",", ":")) for g in games for e in g]
+    blob = ("\n".join(lines + lines[: len(games[0])]) + "\n").encode()  # game 1 twice
+    plain, packed = tmp_path / "a.jsonl", tmp_path / "a.jsonl.gz"
+    plain.write_bytes(blob)
+    packed.write_bytes(gzip.compress(blob))
+    for log in (plain, packed):
+        runs = []
+        for data in (None, blob):
+            run = ValidationRun()
+            run.run(None, [log], progress=False, data=data)
+            runs.append(run)
+        assert runs[0].as_json() == runs[1].as_json()
+        doc = runs[1].as_json()
+        assert (doc["games"], doc["invalid"], runs[1].exit_code) == (4, 4, 1)
+        assert doc["duplicate_game_ids"] == ["histories-1"]
+        firsts = [1, 1 + len(games[0]), 1 + len(games[0]) + len(games[1])]
+        assert [v["line"] for v in doc["violations"]][:3] == [
+            f + len(g) - 1 for f, g in zip(firsts, games, strict=True)
+        ]
