@@ -26,7 +26,7 @@ from typing import Annotated
 
 import typer
 
-from ..openspiel import OpenSpielImportError, convert_source, encode_game, read_source
+from ..openspiel import OpenSpielImportError, convert_source_lines, read_source
 from . import EXIT_OK, EXIT_VIOLATIONS, app, err, fail, out, safe
 from .output import open_out
 
@@ -107,8 +107,7 @@ def openspiel_cmd(
                     rejected.append(src)
                     continue
                 try:
-                    events = convert_source(src, str(f), returns.value, partial)
-                    games.append(encode_game(events))
+                    games.append(convert_source_lines(src, str(f), returns.value, partial))
                 except OpenSpielImportError as bad:
                     rejected.append(bad)
                 except UnicodeEncodeError:

@@ -16,6 +16,7 @@ Modules, in the order data flows (each imports only those above it):
 - :mod:`.port`: :class:`CrazyEightsState`, OpenSpiel's rules (legal actions, dealing,
   draws, 2s, skips, reverses, reshuffles, the end and ``ScoreUp``);
 - :mod:`.sources`: reading serialized states and JSON lines of histories;
+- :mod:`.lines`: the compact form of most events, written as JSON lines or made dicts;
 - :mod:`.convert`: a replayed port's trace into canonical events, and their JSON lines;
 - :mod:`.differential`: our engine against OpenSpiel, for the tests and ``bench/``.
 
@@ -50,12 +51,15 @@ from .actions import (
 from .convert import (
     RETURNS_MODES,
     _events_from_trace,
+    compact_events,
     convert_source,
+    convert_source_lines,
     dumps_event,
     encode_event,
     encode_game,
     events_from_trace,
     history_to_events,
+    history_to_lines,
 )
 from .differential import (
     Disagreement,
@@ -101,7 +105,9 @@ __all__ = [
     "_events_from_trace",
     "action_name",
     "card_code",
+    "compact_events",
     "convert_source",
+    "convert_source_lines",
     "documented_penalty",
     "dumps_event",
     "encode_event",
@@ -109,6 +115,7 @@ __all__ = [
     "engine_disagreement",
     "events_from_trace",
     "history_to_events",
+    "history_to_lines",
     "parse_game_string",
     "pyspiel_random_game",
     "read_source",
