@@ -23,6 +23,7 @@ puts them back and turns again); they are listed in ``game.meta.openspiel_redeal
 
 from __future__ import annotations
 
+from itertools import compress
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,14 @@ from .lines import PASS_ID, PER_PLAYER, SUIT_BASE, Draw, as_dicts, encode_events
 from .params import GameParams, parse_game_string
 from .port import CrazyEightsState
 from .sources import SourceGame
+
+
+def _in_id_order(copies: list[int]) -> list[str]:
+    """The codes of the cards counted in ``copies`` (per card id), in card id order."""
+    if max(copies, default=0) <= 1:  # one pack: a C-level pick of the cards held
+        return list(compress(CARD_CODES, copies))
+    return [CARD_CODES[c] for c in range(NUM_CARDS) for _ in range(copies[c])]
+
 
 RETURNS_MODES = ("field", "scores")
 """Where OpenSpiel's returns go: ``"field"`` (default) only ``round_end.openspiel_returns``;
@@ -60,9 +69,7 @@ class _Segment:
         codes = CARD_CODES
         target = self.target
         target.extend([codes[c] for c in self.drawn])
-        for c, k in enumerate(rest):
-            if k > 0:
-                target.extend([codes[c]] * k)
+        target.extend(_in_id_order(rest))
 
 
 def history_to_events(
@@ -177,7 +184,7 @@ def compact_events(
     held: list[dict[str, Any]] = []  # a reshuffle waiting for the suit of the 8 just played
     awaiting_suit = False
     open_draw: Draw | None = None
-    draws: list[Draw] = []  # every draw event made (one may stay empty)
+    split = False  # a draw cut by a reshuffle: its next card starts a new draw event
     header: dict[str, Any] = {
         "type": "game",
         "format": FORMAT_VERSION,
@@ -201,21 +208,28 @@ def compact_events(
         kind = entry[0]
         if kind == "play":
             open_draw = None
+            split = False
             card = entry[2]
             add(entry[1] * per_player + card)
             mark(entry[3])
             awaiting_suit = card >> 2 == EIGHT_RANK
         elif kind == "drawn":
             assert open_draw is not None
+            if split:  # the rest of a draw after a reshuffle: a new draw event
+                open_draw = open_draw.split()
+                add(open_draw)
+                mark(None)
+                split = False
             open_draw.cards.append(entry[2])
             drawn.append(entry[2])
         elif kind == "draw":
+            split = False
             open_draw = Draw(entry[1], 2 if entry[2] else (1 if entry[3] else 0))
-            draws.append(open_draw)
             add(open_draw)
             mark(entry[4])
         elif kind == "pass":
             open_draw = None
+            split = False
             add(entry[1] * per_player + pass_id)
             mark(entry[2])
         elif kind == "suit":
@@ -261,12 +275,10 @@ def compact_events(
             segments.append(seg)
             ev = {"type": "reshuffle", "stock": seg.target}
             if open_draw is not None and open_draw.cards:
-                # the next cards of this draw come after the reshuffle: a new draw event
-                open_draw = open_draw.split()
-                draws.append(open_draw)
+                # the next cards of this draw come after the reshuffle, as a new draw
+                # event (made with its first card: none may follow)
+                split = True
                 add(ev)
-                mark(None)
-                add(open_draw)
                 mark(None)
             elif awaiting_suit:
                 held.append(ev)
@@ -275,17 +287,17 @@ def compact_events(
                 mark(None)
     if starter is None:
         raise OpenSpielImportError("the history ends before the starter card is turned")
-    # drop a draw event left empty (a split that took nothing after the reshuffle, or a
-    # draw at the end of a partial history)
-    if not all(d.cards for d in draws):
-        keep = [not (type(e) is Draw and not e.cards) for e in events]
-        events = [e for e, k in zip(events, keep, strict=True) if k]
-        origins = [o for o, k in zip(origins, keep, strict=True) if k]
+    # drop a draw left empty: the last action of a partial history (a draw cut by a
+    # reshuffle makes its second event only with a card)
+    last = events[-1]
+    if type(last) is Draw and not last.cards:
+        events.pop()
+        origins.pop()
     for s in segments:
         s.fill()
     if redealt:
         header["meta"]["openspiel_redealt"] = redealt
-    final = [[codes[c] for c in range(NUM_CARDS) for _ in range(h[c])] for h in state.hands]
+    final = [_in_id_order(h) for h in state.hands]
     hands_at_end = {names[p]: final[p] for p in range(n)}
     if not state.is_terminal():
         events.append({"type": "abandon", "reason": "the OpenSpiel history ends here"})

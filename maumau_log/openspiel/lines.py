@@ -108,7 +108,7 @@ def encode_events(events: list[Any]) -> bytes:
         if kind is int:
             add(lines[ev])
         elif kind is Draw:
-            cards = b",".join([quoted[c] for c in ev.cards])
+            cards = b",".join(map(quoted.__getitem__, ev.cards))
             add(heads[ev.player] + cards + tails[ev.reason])
         else:
             add(_encode(ev))
