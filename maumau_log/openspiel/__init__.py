@@ -20,8 +20,9 @@ Modules, in the order data flows (each imports only those above it):
 - :mod:`.convert`: a replayed port's trace into canonical events, and their JSON lines;
 - :mod:`.differential`: our engine against OpenSpiel, for the tests and ``bench/``.
 
-Every public name is importable from this package, as before the split. :mod:`.port` is
-compiled with the engine when the build can (``hatch_build.py``): :data:`COMPILED`.
+Every public name is importable from this package, as before the split. :mod:`.port`,
+:mod:`.lines` and :mod:`.convert` are compiled with the engine when the build can
+(``hatch_build.py``): :data:`COMPILED`.
 """
 
 from __future__ import annotations
@@ -73,8 +74,9 @@ from .port import CrazyEightsState, documented_penalty
 from .sources import SourceGame, read_source
 
 COMPILED: bool = _select.compiled(__name__ + ".port")
-"""True when :mod:`.port` runs compiled (mypyc, ``hatch_build.py``; issue 12), False for
-pure Python (no C compiler at install, or ``MAUMAU_LOG_PURE_PYTHON=1``)."""
+"""True when :mod:`.port` (and with it :mod:`.lines` and :mod:`.convert`) runs compiled
+(mypyc, ``hatch_build.py``; issue 12), False for pure Python (no C compiler at install, or
+``MAUMAU_LOG_PURE_PYTHON=1``)."""
 
 __all__ = [
     "CARD_CODES",
