@@ -58,6 +58,26 @@ def test_shipped_imports_are_current(tmp_path: Path) -> None:
     assert out.read_text() == (SAMPLES / "imported.jsonl").read_text()
 
 
+def test_json_lines_read_as_json_reads_them(tmp_path: Path) -> None:
+    """The JSON lines are decoded by msgspec, and what it refuses by json as before
+    (issue 12): a NaN or 1e400 in a field the import ignores still imports, trailing text
+    and a tab inside a string are json's errors, word for word."""
+    good = (SAMPLES / "histories.openspiel.txt").read_text().splitlines()[0]
+    obj = json.loads(good)
+    src = tmp_path / "in.ndjson"
+    src.write_text("\n".join([
+        good[:-1] + ', "note": NaN}', good[:-1] + ', "note": 1e400}', good + "x",
+        good[:-1] + ', "note": "a\tb"}', json.dumps(dict(obj, game_id="g5")),
+    ]) + "\n")  # fmt: skip
+    games = list(read_source(src))
+    assert [type(g).__name__ for g in games] == ["SourceGame", "SourceGame",
+        "OpenSpielImportError", "OpenSpielImportError", "SourceGame"]  # fmt: skip
+    assert str(games[2]) == f"{src}:3, game 3: not valid JSON: Extra data"
+    assert str(games[3]) == f"{src}:4, game 4: not valid JSON: Invalid control character at"
+    assert games[0].history == games[1].history == obj["history"]
+    assert games[4].game_id == "g5"
+
+
 def test_cli_rejects_with_located_errors(tmp_path: Path) -> None:
     good = (SAMPLES / "histories.openspiel.txt").read_text().splitlines()[0]
     obj = json.loads(good)
