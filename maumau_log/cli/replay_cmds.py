@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
 
 from ..events import Game
 from ..game_ids import GameIdTally
@@ -330,6 +329,8 @@ def rules_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print the options as JSON.")] = False,
 ) -> None:
     """List the presets, or print one preset's effective options with what each means."""
+    from rich.table import Table  # only here (issue 12: validate's start-up)
+
     if preset is None:
         table = Table(title="Presets", highlight=False)
         table.add_column("preset")

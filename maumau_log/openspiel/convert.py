@@ -23,6 +23,7 @@ puts them back and turns again); they are listed in ``game.meta.openspiel_redeal
 
 from __future__ import annotations
 
+from functools import lru_cache
 from itertools import compress
 from pathlib import Path
 from typing import Any
@@ -363,16 +364,23 @@ def convert_source_lines(
     return lines
 
 
+@lru_cache(maxsize=64)
+def _file_name(file: str) -> str:
+    """``Path(file).name``, once per file rather than once per game."""
+    return Path(file).name
+
+
 def _located(convert: Any, src: SourceGame, file: str, returns: str, partial: bool) -> Any:
     """``convert(params, history, game_id, returns, partial, meta)`` for ``src``, its
     errors located (see :func:`convert_source`)."""
-    stem = Path(file).name.split(".")[0] or "openspiel"
+    name = _file_name(file)
+    stem = name.split(".")[0] or "openspiel"
     gid = src.game_id or f"{stem}-{src.number}"
     try:
         params = parse_game_string(src.game)
         return convert(
             params, src.history, gid, returns, partial,
-            {"openspiel_file": Path(file).name, "openspiel_game_number": src.number},
+            {"openspiel_file": name, "openspiel_game_number": src.number},
         )  # fmt: skip
     except OpenSpielImportError as exc:
         line = src.line
