@@ -33,8 +33,11 @@ Which build runs is printed (``maumau_log.engine.COMPILED``, ``maumau_log.opensp
 ``python hatch_build.py`` builds both; ``MAUMAU_LOG_PURE_PYTHON=1`` in the environment runs
 the source).
 
-``--profile N`` also prints the top N entries (by own time) of a cProfile of the import's
-conversion, in this process.
+``--profile N`` also prints the top N entries (by own time) of a cProfile of one whole
+``import --validate`` process (start-up, conversion, replay), of this checkout and of the
+baseline. Before timing, the bytecode caches of both checkouts are written (``compileall``),
+as an install writes them: a shell with ``PYTHONDONTWRITEBYTECODE=1`` would otherwise time
+the compiling of every module at each start-up.
 """
 
 from __future__ import annotations
@@ -124,34 +127,46 @@ def env_for(tree: Path) -> dict[str, str]:
 
 
 PROFILE = """
-import cProfile, pstats, sys
-from maumau_log import openspiel as o
-path, top = sys.argv[1], int(sys.argv[2])
-if hasattr(o, "encode_game"):
-    encode = o.encode_game
-else:  # an older checkout: one json.dumps per event, as its CLI did
-    def encode(events):
-        return ("\\n".join(o.dumps_event(e) for e in events) + "\\n").encode("utf-8")
-def convert():
-    return sum(len(encode(o.convert_source(s, path, "field"))) for s in o.read_source(path))
+import cProfile, pstats, runpy, sys
+top, argv = int(sys.argv[1]), sys.argv[2:]
+sys.argv = ["maumau-log", *argv]
 prof = cProfile.Profile()
 prof.enable()
-n = convert()
+try:
+    runpy.run_module("maumau_log", run_name="__main__")
+except SystemExit:
+    pass
 prof.disable()
-print(f"cProfile of the conversion ({n:,} bytes), top {top} by own time:")
+print(f"cProfile of the whole process (maumau-log {' '.join(argv[:2])} ... "
+      f"{argv[-1]}), top {top} by own time:")
 pstats.Stats(prof).strip_dirs().sort_stats("tottime").print_stats(top)
 """
 
 
 def profile(histories: Path, top: int, tree: Path, label: str) -> None:
-    """Print a cProfile of the import's conversion (read, port, events, JSON) of every
-    history by the code of ``tree``, in a process of its own."""
+    """Print a cProfile of one whole ``import openspiel HISTORIES --validate`` process (or,
+    for a checkout without ``--validate``, the import) of the code of ``tree``: start-up,
+    the conversion and the replay, in the build that runs there."""
+    source = tree / "maumau_log" / "cli" / "import_cmds.py"
+    one = '"--validate"' in source.read_text(encoding="utf-8")
+    args = ["import", "openspiel", str(histories), "--returns", "field",
+            "--out", str(OUT / f"profile.{label.replace(' ', '_')}.jsonl")]  # fmt: skip
     res = subprocess.run(
-        [sys.executable, "-c", PROFILE, str(histories), str(top)],
+        [sys.executable, "-c", PROFILE, str(top), *args, *(["--validate"] if one else [])],
         env=env_for(tree), cwd=OUT, capture_output=True, text=True, check=True,
     )  # fmt: skip
     lines = [ln for ln in res.stdout.splitlines() if ln.strip()]
     print(f"\n{label}: " + "\n".join(lines))
+
+
+def byte_compile(tree: Path) -> None:
+    """Write the bytecode caches of ``tree``'s package, as an install does: with
+    ``PYTHONDONTWRITEBYTECODE`` set (this machine's shells set it), every timed process
+    would otherwise compile each module from source at start-up (issue 12: 0.1 s of a
+    0.3 s start-up)."""
+    import compileall
+
+    compileall.compile_dir(str(tree / "maumau_log"), quiet=1)
 
 
 def main() -> None:
@@ -221,6 +236,9 @@ def main() -> None:
                 base,
                 (0,),
             )  # fmt: skip
+    byte_compile(ROOT)
+    if a.baseline is not None:
+        byte_compile(a.baseline.resolve())
     # one untimed round: caches warm, the logs exist before validate reads them
     for cmd, env, ok in jobs.values():
         run(cmd, env, ok)

@@ -1,8 +1,8 @@
 """Choose between the compiled and the pure-Python modules (issue 12).
 
 The compiled build (mypyc, ``hatch_build.py``) puts extension modules beside the ``.py``
-files of :data:`COMPILABLE` (the engine package and the OpenSpiel port); Python imports an
-extension module before the source of the same name. With ``MAUMAU_LOG_PURE_PYTHON=1`` in
+files of :data:`COMPILABLE` (the engine package, the OpenSpiel port and conversion); Python
+imports an extension module before the source of the same name. With ``MAUMAU_LOG_PURE_PYTHON=1`` in
 the environment, a finder placed first on ``sys.meta_path`` loads those modules from their
 ``.py`` source instead, so CI runs the whole suite against both builds from one install. An
 extension older than its ``.py`` file (the source was edited or merged after the build)
@@ -28,8 +28,9 @@ PACKAGE = __name__.rpartition(".")[0]
 ENGINE = PACKAGE + ".engine"
 ENGINE_INTERPRETED = ("__init__", "_select")
 """Engine modules never compiled (the package's ``__init__`` and its re-export of this)."""
-EXTRA = (PACKAGE + ".openspiel.port",)
-"""Compiled modules outside the engine package (``hatch_build.EXTRA`` lists the same)."""
+EXTRA = tuple(PACKAGE + ".openspiel." + m for m in ("port", "convert", "lines"))
+"""Compiled modules outside the engine package: the OpenSpiel port and the conversion of its
+trace into log lines (``hatch_build.EXTRA`` lists the same)."""
 PURE = os.environ.get("MAUMAU_LOG_PURE_PYTHON", "") not in ("", "0")
 
 

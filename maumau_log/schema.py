@@ -89,6 +89,140 @@ def validator(name: str) -> Draft202012Validator:
     return Draft202012Validator(load_schema(name), registry=_registry())
 
 
+_NOTES = frozenset(
+    ("description", "title", "$schema", "$id", "$comment", "$defs", "default", "examples")
+)
+"""Keywords that only annotate (or hold subschemas for ``$ref``): they never make an
+instance invalid."""
+
+_SCALARS = (str, int, bool, type(None))
+
+
+def _is_type(instance: Any, name: str) -> bool | None:
+    """Whether ``instance`` is of the JSON type ``name``; None when unsure (a float, where
+    JSON Schema counts ``2.0`` as an integer)."""
+    if type(instance) is float:
+        return None
+    if name == "integer" or name == "number":
+        return type(instance) is int
+    if name == "string":
+        return type(instance) is str
+    if name == "object":
+        return type(instance) is dict
+    if name == "array":
+        return type(instance) is list
+    if name == "boolean":
+        return type(instance) is bool
+    if name == "null":
+        return instance is None
+    return None
+
+
+def surely_valid(schema: Any, instance: Any, root: dict[str, Any]) -> bool:
+    """Whether ``instance`` certainly satisfies ``schema`` (draft 2020-12), decided by a
+    small checker that knows only the keywords of ``schemas/options.schema.json``: True
+    only when every keyword on the way is one it knows and holds; False means "not sure"
+    (invalid, or a keyword, a ``$ref`` or a value it leaves to ``jsonschema``).
+
+    :func:`schema_errors` asks it first, so that checking valid options (every ``game``
+    header with options) does not import ``jsonschema`` (issue 12: about 0.1 s of the
+    start-up of an ``import --validate``); every "not sure" goes to ``jsonschema``, which
+    decides and words the errors. ``tests/test_schema.py`` checks that it never says True
+    where ``jsonschema`` finds an error.
+
+    Args:
+        schema: a (sub)schema: a dict, or a boolean schema.
+        instance: decoded JSON (or TOML) data.
+        root: the schema file holding ``schema`` (for ``#/$defs/...`` references).
+    Returns:
+        True when certainly valid, else False.
+    """
+    if schema is True:
+        return True
+    if type(schema) is not dict:
+        return False
+    for key, want in schema.items():
+        if key in _NOTES:
+            continue
+        if key == "$ref":
+            if type(want) is not str or not want.startswith("#/$defs/"):
+                return False
+            target = root.get("$defs", {}).get(want[len("#/$defs/") :])
+            if target is None or not surely_valid(target, instance, root):
+                return False
+        elif key == "type":
+            names = want if type(want) is list else [want]
+            if not any(_is_type(instance, n) for n in names):
+                return False
+        elif key in ("enum", "const"):
+            members = want if key == "enum" else [want]
+            if type(instance) not in _SCALARS or not any(
+                type(m) is type(instance) and m == instance for m in members
+            ):
+                return False
+        elif key == "anyOf":
+            if not any(surely_valid(sub, instance, root) for sub in want):
+                return False
+        elif key == "additionalProperties":
+            if not _extra_holds(schema, want, instance, root):
+                return False
+        elif not _keyword_holds(key, want, instance, root):
+            return False
+    return True
+
+
+def _keyword_holds(key: str, want: Any, instance: Any, root: dict[str, Any]) -> bool:
+    """One keyword of :func:`surely_valid` that applies to one JSON type only (it holds
+    for instances of the other types, as JSON Schema says); False when not sure."""
+    kind = type(instance)
+    if kind is float:
+        return False
+    if key in ("minimum", "maximum"):
+        if kind is not int:
+            return True  # not a number: the keyword does not apply
+        return bool(instance >= want if key == "minimum" else instance <= want)
+    if key in ("minLength", "pattern"):
+        if kind is not str:
+            return True
+        if key == "minLength":
+            return len(instance) >= want
+        import re
+
+        return re.search(want, instance) is not None
+    if key in ("items", "uniqueItems", "minItems"):
+        if kind is not list:
+            return True
+        if key == "minItems":
+            return len(instance) >= want
+        if key == "items":
+            return all(surely_valid(want, item, root) for item in instance)
+        if not want:
+            return True
+        # JSON equality tells 1 from true and 1 from 1.0: decide only all-text or
+        # all-integer arrays
+        same = all(type(i) is str for i in instance) or all(type(i) is int for i in instance)
+        return same and len(set(instance)) == len(instance)
+    if key in ("properties", "propertyNames", "required"):
+        if kind is not dict:
+            return True
+        if key == "required":
+            return all(k in instance for k in want)
+        if key == "propertyNames":
+            return all(surely_valid(want, k, root) for k in instance)
+        return all(surely_valid(want[k], v, root) for k, v in instance.items() if k in want)
+    return False  # a keyword it does not know
+
+
+def _extra_holds(schema: dict[str, Any], want: Any, instance: Any, root: dict[str, Any]) -> bool:
+    """``additionalProperties``: the members ``properties`` does not name."""
+    if type(instance) is not dict:
+        return True
+    if "patternProperties" in schema:
+        return False
+    named = schema.get("properties", {})
+    return all(surely_valid(want, v, root) for k, v in instance.items() if k not in named)
+
+
 def schema_errors(name: str, instance: Any) -> list[str]:
     """Check ``instance`` against a schema and describe every failure.
 
@@ -99,6 +233,9 @@ def schema_errors(name: str, instance: Any) -> list[str]:
         Messages like ``"options.draw_answer: 'foo' is not one of ['none', ...]"``, best
         first; empty when valid.
     """
+    schema = load_schema(name)
+    if surely_valid(schema, instance, schema):
+        return []  # certainly valid: no need for jsonschema (:func:`surely_valid`)
     errors = sorted(
         validator(name).iter_errors(instance), key=lambda e: (len(e.path), list(e.path))
     )

@@ -10,6 +10,7 @@ OpenSpiel's at every decision.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import random
@@ -408,3 +409,46 @@ def test_corrupt_single_actions() -> None:
             assert report.violation.event_index == k, (params, j, new, report.violation)
             checked += 1
     assert checked >= 100
+
+
+def test_import_lines_are_the_events_encoded() -> None:
+    """The import writes the compact events' JSON lines (``history_to_lines``, issue 12)
+    without a dict per event: byte for byte ``encode_game`` of ``history_to_events``, for
+    whole and cut (``partial``) histories of every parameter mix, both ``returns`` modes.
+    Hand-checked: the lines of a play, a suit call, a pass and a draw."""
+    pyspiel = pytest.importorskip("pyspiel")
+    from maumau_log.openspiel import encode_game, history_to_lines, pyspiel_random_game
+    from maumau_log.openspiel.lines import Draw, as_dicts, encode_events, passes, play, suit
+
+    assert encode_events([play(3, 51), suit(0, 2), passes(14)]) == (
+        b'{"type":"play","player":"p3","cards":["AS"]}\n'
+        b'{"type":"suit","player":"p0","suit":"H"}\n{"type":"pass","player":"p14"}\n'
+    )
+    d = Draw(1, 0)
+    d.cards += [0, 34]
+    assert encode_events([d]) == (
+        b'{"type":"draw","player":"p1","cards":["2C","10H"],"reason":"no_play"}\n'
+    )
+    assert as_dicts([d, play(0, 4)]) == [
+        {"type": "draw", "player": "p1", "cards": ["2C", "10H"], "reason": "no_play"},
+        {"type": "play", "player": "p0", "cards": ["3C"]},
+    ]
+    rng = random.Random(12)
+    checked = 0
+    digest = hashlib.sha256()
+    for i, mix in enumerate(itertools.product((2, 3, 5, 7), (1, 5), (30, 1000), (0, 1), (0, 1))):
+        params = GameParams(mix[0], mix[1], mix[2], bool(mix[3]), bool(mix[4]))
+        history, _ = pyspiel_random_game(pyspiel, params, random.Random(i))
+        for cut in (len(history), rng.randrange(40, len(history) + 1)):
+            returns = ("field", "scores")[i % 2]
+            args = (params, history[:cut], f"g{i}", returns, True, {"n": i})
+            lines = history_to_lines(*args)
+            assert lines == encode_game(history_to_events(*args))
+            digest.update(lines)
+            checked += 1
+    assert checked == 128
+    # the digest of the session-start conversion (a dict per event) of the same 128 games:
+    # the compact form changed no byte
+    assert digest.hexdigest() == (
+        "1e0124afca89c9017d3fc7834ee0c5329dd0844bfe458c5ad1f51a27dd650eb8"
+    )

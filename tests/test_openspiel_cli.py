@@ -58,6 +58,26 @@ def test_shipped_imports_are_current(tmp_path: Path) -> None:
     assert out.read_text() == (SAMPLES / "imported.jsonl").read_text()
 
 
+def test_json_lines_read_as_json_reads_them(tmp_path: Path) -> None:
+    """The JSON lines are decoded by msgspec, and what it refuses by json as before
+    (issue 12): a NaN or 1e400 in a field the import ignores still imports, trailing text
+    and a tab inside a string are json's errors, word for word."""
+    good = (SAMPLES / "histories.openspiel.txt").read_text().splitlines()[0]
+    obj = json.loads(good)
+    src = tmp_path / "in.ndjson"
+    src.write_text("\n".join([
+        good[:-1] + ', "note": NaN}', good[:-1] + ', "note": 1e400}', good + "x",
+        good[:-1] + ', "note": "a\tb"}', json.dumps(dict(obj, game_id="g5")),
+    ]) + "\n")  # fmt: skip
+    games = list(read_source(src))
+    assert [type(g).__name__ for g in games] == ["SourceGame", "SourceGame",
+        "OpenSpielImportError", "OpenSpielImportError", "SourceGame"]  # fmt: skip
+    assert str(games[2]) == f"{src}:3, game 3: not valid JSON: Extra data"
+    assert str(games[3]) == f"{src}:4, game 4: not valid JSON: Invalid control character at"
+    assert games[0].history == games[1].history == obj["history"]
+    assert games[4].game_id == "g5"
+
+
 def test_cli_rejects_with_located_errors(tmp_path: Path) -> None:
     good = (SAMPLES / "histories.openspiel.txt").read_text().splitlines()[0]
     obj = json.loads(good)
@@ -241,3 +261,34 @@ def test_import_validate_in_one_process(tmp_path: Path) -> None:
     assert "1 game: 1 valid, 0 invalid" in text
     res = _run("import", "openspiel", str(src), "--out", str(plain), "--json")
     assert res.exit_code == 2 and "--json needs --validate" in res.output
+
+
+def test_validation_from_memory_equals_the_files(tmp_path: Path) -> None:
+    """``import --validate`` replays the log it has just written from memory (issue 12):
+    the document is the file's own, for a plain and a compressed log, violations (their
+    lines, 1-3 in a 3-game file) included, and a second game id use is noted alike."""
+    import gzip
+
+    from maumau_log.cli.replay_cmds import ValidationRun
+
+    src = SAMPLES / "histories.openspiel.txt"
+    games = [convert_source(s, str(src), "scores") for s in read_source(src)]
+    lines = [json.dumps(e, separators=(",", ":")) for g in games for e in g]
+    blob = ("\n".join(lines + lines[: len(games[0])]) + "\n").encode()  # game 1 twice
+    plain, packed = tmp_path / "a.jsonl", tmp_path / "a.jsonl.gz"
+    plain.write_bytes(blob)
+    packed.write_bytes(gzip.compress(blob))
+    for log in (plain, packed):
+        runs = []
+        for data in (None, blob):
+            run = ValidationRun()
+            run.run(None, [log], progress=False, data=data)
+            runs.append(run)
+        assert runs[0].as_json() == runs[1].as_json()
+        doc = runs[1].as_json()
+        assert (doc["games"], doc["invalid"], runs[1].exit_code) == (4, 4, 1)
+        assert doc["duplicate_game_ids"] == ["histories-1"]
+        firsts = [1, 1 + len(games[0]), 1 + len(games[0]) + len(games[1])]
+        assert [v["line"] for v in doc["violations"]][:3] == [
+            f + len(g) - 1 for f, g in zip(firsts, games, strict=True)
+        ]

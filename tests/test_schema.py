@@ -406,3 +406,106 @@ def test_presets_present() -> None:
 def test_bad_options_rejected(options: dict[str, Any], message: str) -> None:
     assert schema_errors("ruleset-file.schema.json", {"options": options}) == [message]
     assert schema_errors("options.schema.json", options) != []
+
+
+# -- the quick check of valid options (issue 12: no jsonschema for valid headers) -----------
+
+_OPTIONS = load_schema("options.schema.json")
+_CARDSPECS = st.sampled_from(["7", "10", "J", "KS", "2C", "X", "1", "11", "QX", "", "8h"])
+_LEAF = st.one_of(
+    st.integers(-3, 12), st.booleans(), st.none(), st.floats(allow_nan=False) | st.just(2.0),
+    _CARDSPECS, st.sampled_from(["none", "pass", "reshuffle", "dealer", "default", "any"]),
+)  # fmt: skip
+_VALUE = st.recursive(
+    _LEAF,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(_CARDSPECS | st.sampled_from(["default", "3", "x"]), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+def _near(schema: Any) -> st.SearchStrategy[Any]:
+    """Values near what ``schema`` allows (valid ones and one step off), or anything."""
+    if "$ref" in schema:
+        return _CARDSPECS
+    if "anyOf" in schema:
+        return st.one_of([_near(sub) for sub in schema["anyOf"]])
+    if "enum" in schema or "const" in schema:
+        return st.sampled_from([*schema.get("enum", [schema.get("const")]), "bogus", 1])
+    typ = schema.get("type")
+    if typ == "integer":
+        return st.integers(-2, 12) | st.just(2.0) | st.booleans()
+    if typ == "array":
+        return st.lists(_near(schema.get("items", {})), max_size=4)
+    if typ == "object":
+        keys = _CARDSPECS | st.sampled_from(["default", "3", "x"])
+        return st.dictionaries(keys, _near(schema.get("additionalProperties", {})), max_size=3)
+    return _VALUE
+
+
+_NEAR_OPTIONS = st.lists(st.sampled_from(sorted(_OPTIONS["properties"])), max_size=3).flatmap(
+    lambda keys: st.fixed_dictionaries({k: _near(_OPTIONS["properties"][k]) for k in keys})
+)
+
+
+def _quick(instance: Any) -> bool:
+    from maumau_log.schema import surely_valid
+
+    return surely_valid(_OPTIONS, instance, _OPTIONS)
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    _NEAR_OPTIONS
+    | st.dictionaries(st.sampled_from([*_OPTIONS["properties"], "bogus"]), _VALUE, max_size=4)
+)
+def test_quick_check_never_passes_what_jsonschema_refuses(options: dict[str, Any]) -> None:
+    """Where the quick check says valid, jsonschema finds no error (it may say "not sure"
+    about valid options: jsonschema then decides)."""
+    if _quick(options):
+        assert list(validator("options.schema.json").iter_errors(options)) == []
+
+
+@pytest.mark.parametrize(
+    ("options", "quick"),
+    [
+        ({"max_draws": 1, "empty_stock": "pass", "max_plays": 30}, True),  # an OpenSpiel import
+        ({"max_plays": None}, True),
+        ({"max_plays": "none"}, True),
+        ({"max_plays": 0}, False),  # minimum 1
+        ({"hand_size": {"default": 5, "3": 6}}, True),
+        ({"hand_size": {"3": 6}}, False),  # "default" is required
+        ({"hand_size": -1}, False),
+        ({"skip": ["Q", "KS"]}, True),
+        ({"skip": ["Q", "Q"]}, False),  # uniqueItems
+        ({"skip": ["Q", "QX"]}, False),  # QX is no card spec
+        ({"draw": {"7": 2, "KS": 4}}, True),
+        ({"draw": {"7": -1}}, False),
+        ({"draw": {"7": 2.0}}, False),  # a float: left to jsonschema (it counts 2.0 as 2)
+        ({"max_draws": True}, False),  # a boolean is no integer
+        ({"bogus": 1}, False),  # additionalProperties false
+    ],
+)
+def test_quick_check_by_hand(options: dict[str, Any], quick: bool) -> None:
+    assert _quick(options) is quick
+    if quick:
+        assert schema_errors("options.schema.json", options) == []
+
+
+def test_quick_check_takes_every_preset_and_openspiel_mix() -> None:
+    """The presets' options and the options of every OpenSpiel parameter mix (144) pass
+    the quick check, so a replay of those headers never imports jsonschema."""
+    import itertools
+
+    from maumau_log.openspiel import GameParams
+
+    for path in PRESETS:
+        opts = tomllib.loads(path.read_text(encoding="utf-8")).get("options", {})
+        assert _quick(opts), path.name
+    mixes = itertools.product(
+        (2, 3, 4, 5), (1, 2, 5), (30, 100, 1000), (False, True), (True, False)
+    )
+    for mix in mixes:
+        assert _quick(GameParams(*mix).options()), mix

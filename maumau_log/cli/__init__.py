@@ -273,6 +273,7 @@ def _register(argv: list[str]) -> None:
 
 def main() -> None:
     """Console-script entry point: run the app, turning any stray exception into exit 3."""
+    import gc
     import signal
 
     try:
@@ -282,6 +283,12 @@ def main() -> None:
         # an interrupted ingest leaves the dataset as it was)
         signal.signal(signal.SIGINT, _interrupt)
         command = readable_metavars(typer.main.get_command(app))
+        from .fastparams import direct_values
+
+        direct_values(command)  # plain values without pydantic (issue 12: start-up)
+        # what start-up made lives to the end: the collector need not walk it again at every
+        # full collection (issue 12: 5-10% of an import --validate's CPU time)
+        gc.freeze()
         command.main(prog_name="maumau-log")
     except SystemExit:
         raise

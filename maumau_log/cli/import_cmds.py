@@ -26,7 +26,7 @@ from typing import Annotated
 
 import typer
 
-from ..openspiel import OpenSpielImportError, convert_source, encode_game, read_source
+from ..openspiel import OpenSpielImportError, convert_source_lines, read_source
 from . import EXIT_OK, EXIT_VIOLATIONS, app, err, fail, out, safe
 from .output import open_out
 
@@ -107,8 +107,7 @@ def openspiel_cmd(
                     rejected.append(src)
                     continue
                 try:
-                    events = convert_source(src, str(f), returns.value, partial)
-                    games.append(encode_game(events))
+                    games.append(convert_source_lines(src, str(f), returns.value, partial))
                 except OpenSpielImportError as bad:
                     rejected.append(bad)
                 except UnicodeEncodeError:
@@ -123,9 +122,10 @@ def openspiel_cmd(
             fail(str(exc))
     for problem in rejected:
         err.print(f"[bold red]rejected:[/] {safe(str(problem))}", highlight=False)
+    blob = b"".join(games)
     try:
         with open_out(out_file) as fh:
-            fh.write(b"".join(games))
+            fh.write(blob)
     except OSError as exc:
         fail(f"{out_file}: cannot write: {exc.strerror}")
     n_events = sum(g.count(b"\n") for g in games)
@@ -136,11 +136,11 @@ def openspiel_cmd(
     )
     code = EXIT_VIOLATIONS if rejected else EXIT_OK
     if validate:
-        code = max(code, validate_log(out_file, as_json))
+        code = max(code, validate_log(out_file, as_json, blob))
     raise typer.Exit(code)
 
 
-def validate_log(log: Path, as_json: bool = False) -> int:
+def validate_log(log: Path, as_json: bool = False, data: bytes | None = None) -> int:
     """Validate one log in this process exactly as ``maumau-log validate LOG [--json]``
     does (:class:`~maumau_log.cli.replay_cmds.ValidationRun` on this process, no progress
     bar): prints its report to stderr, or with ``as_json`` its JSON document to stdout.
@@ -148,13 +148,15 @@ def validate_log(log: Path, as_json: bool = False) -> int:
     Args:
         log: the log file just written.
         as_json: print the ``validate --json`` document instead of the report.
+        data: the log's content (uncompressed) as just written, replayed from memory
+            instead of reading the file again (the same lines, so the same report).
     Returns:
         validate's exit code: 0 valid, 1 violations, 2 unreadable, 4 a failed shard.
     """
     from .replay_cmds import ValidationRun  # the replay's modules only when asked
 
     run = ValidationRun()
-    run.run(None, [log], progress=False)
+    run.run(None, [log], progress=False, data=data)
     if as_json:
         out.print_json(json.dumps(run.as_json()))
     else:

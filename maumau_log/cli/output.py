@@ -5,7 +5,6 @@ other's command modules."""
 
 from __future__ import annotations
 
-import gzip
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -21,6 +20,8 @@ def open_out(path: Path) -> Any:
     """
     name = path.name
     if name.endswith(".gz"):
+        import gzip  # only for a .gz log (issue 12: start-up of the others)
+
         raw = open(path, "wb")  # noqa: SIM115 - closed by the GzipFile wrapper below
         return _Closing(gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename=""), raw)
     if name.endswith(".zst"):

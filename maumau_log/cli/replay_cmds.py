@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
 
 from ..events import Game
 from ..game_ids import GameIdTally
@@ -24,7 +23,15 @@ from ..rules import (
 )
 from ..runners import Runner, ShardTask, local_results, runner_workers
 from ..schema import load_schema
-from ..shard import GameOutcome, ShardFailure, expand_inputs, is_uri, plan_shards
+from ..shard import (
+    SHARD_BYTES,
+    GameOutcome,
+    Shard,
+    ShardFailure,
+    expand_inputs,
+    is_uri,
+    plan_shards,
+)
 from ..violations import Violation
 from . import EXIT_OK, EXIT_SHARD_FAILED, EXIT_USAGE, EXIT_VIOLATIONS, app, err, fail, out, safe
 from .output import open_out as _open_out
@@ -90,10 +97,20 @@ class ValidationRun:
         files: Sequence[str | Path],
         progress: bool = True,
         runner: Runner | None = None,
+        data: bytes | None = None,
     ) -> None:
         """Replay ``files`` shard by shard (:mod:`maumau_log.shard`) on ``runner`` (default:
-        this process); a file that cannot be opened is noted, the others go on."""
-        shards = plan_shards(files, workers=runner_workers(runner))
+        this process); a file that cannot be opened is noted, the others go on.
+
+        ``data``: the content of the one file of ``files``, uncompressed, when the caller
+        holds it already (``import --validate`` has just written it): replayed from memory
+        as that file's one shard, so the file is not read again (a file that planning
+        would cut, above twice :data:`~maumau_log.shard.SHARD_BYTES`, is read as usual).
+        """
+        if data is not None and len(files) == 1 and runner is None and len(data) <= 2 * SHARD_BYTES:
+            shards = [Shard(0, str(files[0]), data=data)]
+        else:
+            shards = plan_shards(files, workers=runner_workers(runner))
         task = ShardTask(file_options)
         results = runner(shards, task) if runner is not None else local_results(shards, task, 1)
         with shard_progress(len(shards), progress) as tick:
@@ -312,6 +329,8 @@ def rules_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print the options as JSON.")] = False,
 ) -> None:
     """List the presets, or print one preset's effective options with what each means."""
+    from rich.table import Table  # only here (issue 12: validate's start-up)
+
     if preset is None:
         table = Table(title="Presets", highlight=False)
         table.add_column("preset")

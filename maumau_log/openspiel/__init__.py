@@ -16,11 +16,13 @@ Modules, in the order data flows (each imports only those above it):
 - :mod:`.port`: :class:`CrazyEightsState`, OpenSpiel's rules (legal actions, dealing,
   draws, 2s, skips, reverses, reshuffles, the end and ``ScoreUp``);
 - :mod:`.sources`: reading serialized states and JSON lines of histories;
+- :mod:`.lines`: the compact form of most events, written as JSON lines or made dicts;
 - :mod:`.convert`: a replayed port's trace into canonical events, and their JSON lines;
 - :mod:`.differential`: our engine against OpenSpiel, for the tests and ``bench/``.
 
-Every public name is importable from this package, as before the split. :mod:`.port` is
-compiled with the engine when the build can (``hatch_build.py``): :data:`COMPILED`.
+Every public name is importable from this package, as before the split. :mod:`.port`,
+:mod:`.lines` and :mod:`.convert` are compiled with the engine when the build can
+(``hatch_build.py``): :data:`COMPILED`.
 """
 
 from __future__ import annotations
@@ -50,12 +52,15 @@ from .actions import (
 from .convert import (
     RETURNS_MODES,
     _events_from_trace,
+    compact_events,
     convert_source,
+    convert_source_lines,
     dumps_event,
     encode_event,
     encode_game,
     events_from_trace,
     history_to_events,
+    history_to_lines,
 )
 from .differential import (
     Disagreement,
@@ -69,8 +74,9 @@ from .port import CrazyEightsState, documented_penalty
 from .sources import SourceGame, read_source
 
 COMPILED: bool = _select.compiled(__name__ + ".port")
-"""True when :mod:`.port` runs compiled (mypyc, ``hatch_build.py``; issue 12), False for
-pure Python (no C compiler at install, or ``MAUMAU_LOG_PURE_PYTHON=1``)."""
+"""True when :mod:`.port` (and with it :mod:`.lines` and :mod:`.convert`) runs compiled
+(mypyc, ``hatch_build.py``; issue 12), False for pure Python (no C compiler at install, or
+``MAUMAU_LOG_PURE_PYTHON=1``)."""
 
 __all__ = [
     "CARD_CODES",
@@ -101,7 +107,9 @@ __all__ = [
     "_events_from_trace",
     "action_name",
     "card_code",
+    "compact_events",
     "convert_source",
+    "convert_source_lines",
     "documented_penalty",
     "dumps_event",
     "encode_event",
@@ -109,6 +117,7 @@ __all__ = [
     "engine_disagreement",
     "events_from_trace",
     "history_to_events",
+    "history_to_lines",
     "parse_game_string",
     "pyspiel_random_game",
     "read_source",

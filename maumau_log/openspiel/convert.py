@@ -23,17 +23,28 @@ puts them back and turns again); they are listed in ``game.meta.openspiel_redeal
 
 from __future__ import annotations
 
+from functools import lru_cache
+from itertools import compress
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
 from ..events import FORMAT_VERSION
-from .actions import CARD_CODES, CHANCE, EIGHT_RANK, NUM_CARDS, SUITS
+from .actions import CARD_CODES, CHANCE, EIGHT_RANK, NUM_CARDS
 from .errors import OpenSpielImportError
+from .lines import PASS_ID, PER_PLAYER, SUIT_BASE, Draw, as_dicts, encode_events
 from .params import GameParams, parse_game_string
 from .port import CrazyEightsState
 from .sources import SourceGame
+
+
+def _in_id_order(copies: list[int]) -> list[str]:
+    """The codes of the cards counted in ``copies`` (per card id), in card id order."""
+    if max(copies, default=0) <= 1:  # one pack: a C-level pick of the cards held
+        return list(compress(CARD_CODES, copies))
+    return [CARD_CODES[c] for c in range(NUM_CARDS) for _ in range(copies[c])]
+
 
 RETURNS_MODES = ("field", "scores")
 """Where OpenSpiel's returns go: ``"field"`` (default) only ``round_end.openspiel_returns``;
@@ -59,9 +70,7 @@ class _Segment:
         codes = CARD_CODES
         target = self.target
         target.extend([codes[c] for c in self.drawn])
-        for c, k in enumerate(rest):
-            if k > 0:
-                target.extend([codes[c]] * k)
+        target.extend(_in_id_order(rest))
 
 
 def history_to_events(
@@ -92,6 +101,30 @@ def history_to_events(
             set), an empty or unfinished history (unless ``partial``).
         ValueError: ``returns`` is not ``"field"`` or ``"scores"``.
     """
+    state = _replayed(params, history, returns, partial)
+    return events_from_trace(state, game_id, returns, meta)[0]
+
+
+def history_to_lines(
+    params: GameParams,
+    history: list[int],
+    game_id: str = "openspiel-1",
+    returns: str = "field",
+    partial: bool = False,
+    meta: dict[str, Any] | None = None,
+) -> bytes:
+    """:func:`history_to_events` as the log's JSON lines, each ending in a newline: the
+    bytes of :func:`encode_game` of those events, made without a dict per event (the
+    import's way, issue 12). Same arguments and errors; also ``UnicodeEncodeError`` as
+    :func:`encode_event`."""
+    state = _replayed(params, history, returns, partial)
+    return encode_events(compact_events(state, game_id, returns, meta)[0])
+
+
+def _replayed(
+    params: GameParams, history: list[int], returns: str, partial: bool
+) -> CrazyEightsState:
+    """The port after ``history``, or the refusal (see :func:`history_to_events`)."""
     if returns not in RETURNS_MODES:
         raise ValueError(f"returns must be 'field' or 'scores', not {returns!r}")
     state = CrazyEightsState(params)
@@ -106,7 +139,7 @@ def history_to_events(
             "use --partial to import it as an abandoned round",
             action_index=len(history),
         )
-    return events_from_trace(state, game_id, returns, meta)[0]
+    return state
 
 
 def events_from_trace(
@@ -126,10 +159,22 @@ def events_from_trace(
     Raises:
         OpenSpielImportError: the history ends before the starter card is turned.
     """
+    events, origins = compact_events(state, game_id, returns, meta)
+    return as_dicts(events), origins
+
+
+def compact_events(
+    state: CrazyEightsState, game_id: str, returns: str, meta: dict[str, Any] | None
+) -> tuple[list[Any], list[int | None]]:
+    """:func:`events_from_trace` with the events in the compact form of
+    :mod:`~maumau_log.openspiel.lines` (ints for ``play``/``suit``/``pass``,
+    :class:`~maumau_log.openspiel.lines.Draw` for ``draw``, dicts for the others), for
+    :func:`~maumau_log.openspiel.lines.encode_events` (the import's lines) or
+    :func:`~maumau_log.openspiel.lines.as_dicts`. Same arguments, returns and errors."""
     n = state.n
     names = [f"p{i}" for i in range(n)]
     codes = CARD_CODES
-    events: list[dict[str, Any]] = []
+    events: list[Any] = []
     origins: list[int | None] = []
     hands: list[list[str]] = [[] for _ in range(n)]
     dealt: list[int] = []  # the card ids dealt into the hands
@@ -139,8 +184,8 @@ def events_from_trace(
     drawn: list[int] = []  # the current stock segment's drawn cards
     held: list[dict[str, Any]] = []  # a reshuffle waiting for the suit of the 8 just played
     awaiting_suit = False
-    open_draw: dict[str, Any] | None = None
-    draws: list[dict[str, Any]] = []  # every draw event made (one may stay empty)
+    open_draw: Draw | None = None
+    split = False  # a draw cut by a reshuffle: its next card starts a new draw event
     header: dict[str, Any] = {
         "type": "game",
         "format": FORMAT_VERSION,
@@ -157,30 +202,39 @@ def events_from_trace(
     origins.append(None)
     add = events.append
     mark = origins.append
+    per_player = PER_PLAYER
+    pass_id, suit_base = PASS_ID, SUIT_BASE
 
     for entry in state.trace:
         kind = entry[0]
         if kind == "play":
             open_draw = None
-            add({"type": "play", "player": names[entry[1]], "cards": [codes[entry[2]]]})
+            split = False
+            card = entry[2]
+            add(entry[1] * per_player + card)
             mark(entry[3])
-            awaiting_suit = entry[2] >> 2 == EIGHT_RANK
+            awaiting_suit = card >> 2 == EIGHT_RANK
         elif kind == "drawn":
             assert open_draw is not None
-            open_draw["cards"].append(codes[entry[2]])
+            if split:  # the rest of a draw after a reshuffle: a new draw event
+                open_draw = open_draw.split()
+                add(open_draw)
+                mark(None)
+                split = False
+            open_draw.cards.append(entry[2])
             drawn.append(entry[2])
         elif kind == "draw":
-            reason = "effect" if entry[2] else ("voluntary" if entry[3] else "no_play")
-            open_draw = {"type": "draw", "player": names[entry[1]], "cards": [], "reason": reason}
-            draws.append(open_draw)
+            split = False
+            open_draw = Draw(entry[1], 2 if entry[2] else (1 if entry[3] else 0))
             add(open_draw)
             mark(entry[4])
         elif kind == "pass":
             open_draw = None
-            add({"type": "pass", "player": names[entry[1]]})
+            split = False
+            add(entry[1] * per_player + pass_id)
             mark(entry[2])
         elif kind == "suit":
-            add({"type": "suit", "player": names[entry[1]], "suit": SUITS[entry[2]]})
+            add(entry[1] * per_player + suit_base + entry[2])
             mark(entry[3])
             awaiting_suit = False
             for ev in held:
@@ -221,13 +275,11 @@ def events_from_trace(
             drawn = seg.drawn
             segments.append(seg)
             ev = {"type": "reshuffle", "stock": seg.target}
-            if open_draw is not None and open_draw["cards"]:
-                # the next cards of this draw come after the reshuffle: a new draw event
-                open_draw = dict(open_draw, cards=[])
-                draws.append(open_draw)
+            if open_draw is not None and open_draw.cards:
+                # the next cards of this draw come after the reshuffle, as a new draw
+                # event (made with its first card: none may follow)
+                split = True
                 add(ev)
-                mark(None)
-                add(open_draw)
                 mark(None)
             elif awaiting_suit:
                 held.append(ev)
@@ -236,17 +288,17 @@ def events_from_trace(
                 mark(None)
     if starter is None:
         raise OpenSpielImportError("the history ends before the starter card is turned")
-    # drop a draw event left empty (a split that took nothing after the reshuffle, or a
-    # draw at the end of a partial history)
-    if not all(d["cards"] for d in draws):
-        keep = [not (e["type"] == "draw" and not e["cards"]) for e in events]
-        events = [e for e, k in zip(events, keep, strict=True) if k]
-        origins = [o for o, k in zip(origins, keep, strict=True) if k]
+    # drop a draw left empty: the last action of a partial history (a draw cut by a
+    # reshuffle makes its second event only with a card)
+    last = events[-1]
+    if type(last) is Draw and not last.cards:
+        events.pop()
+        origins.pop()
     for s in segments:
         s.fill()
     if redealt:
         header["meta"]["openspiel_redealt"] = redealt
-    final = [[codes[c] for c in range(NUM_CARDS) for _ in range(h[c])] for h in state.hands]
+    final = [_in_id_order(h) for h in state.hands]
     hands_at_end = {names[p]: final[p] for p in range(n)}
     if not state.is_terminal():
         events.append({"type": "abandon", "reason": "the OpenSpiel history ends here"})
@@ -295,13 +347,40 @@ def convert_source(
         OpenSpielImportError: located at the file, the game and (for an action) its line
             and index.
     """
-    stem = Path(file).name.split(".")[0] or "openspiel"
+    events: list[dict[str, Any]] = _located(history_to_events, src, file, returns, partial)
+    return events
+
+
+def convert_source_lines(
+    src: SourceGame,
+    file: str,
+    returns: str = "field",
+    partial: bool = False,
+) -> bytes:
+    """:func:`convert_source` as the log's JSON lines (:func:`history_to_lines`: the bytes
+    of ``encode_game(convert_source(...))``), for the import. Same arguments and errors;
+    also ``UnicodeEncodeError`` as :func:`encode_event`."""
+    lines: bytes = _located(history_to_lines, src, file, returns, partial)
+    return lines
+
+
+@lru_cache(maxsize=64)
+def _file_name(file: str) -> str:
+    """``Path(file).name``, once per file rather than once per game."""
+    return Path(file).name
+
+
+def _located(convert: Any, src: SourceGame, file: str, returns: str, partial: bool) -> Any:
+    """``convert(params, history, game_id, returns, partial, meta)`` for ``src``, its
+    errors located (see :func:`convert_source`)."""
+    name = _file_name(file)
+    stem = name.split(".")[0] or "openspiel"
     gid = src.game_id or f"{stem}-{src.number}"
     try:
         params = parse_game_string(src.game)
-        return history_to_events(
+        return convert(
             params, src.history, gid, returns, partial,
-            meta={"openspiel_file": Path(file).name, "openspiel_game_number": src.number},
+            {"openspiel_file": name, "openspiel_game_number": src.number},
         )  # fmt: skip
     except OpenSpielImportError as exc:
         line = src.line

@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import msgspec
+
 from .errors import OpenSpielImportError
 
 
@@ -69,6 +71,7 @@ def read_source(path: str | Path) -> Iterator[SourceGame | OpenSpielImportError]
 
 
 _INT_ONLY = {int}
+_decode = msgspec.json.Decoder().decode
 
 
 def _read_json_lines(name: str, lines: list[str]) -> Iterator[SourceGame | OpenSpielImportError]:
@@ -78,10 +81,15 @@ def _read_json_lines(name: str, lines: list[str]) -> Iterator[SourceGame | OpenS
             continue
         number += 1
         try:
-            obj = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            yield OpenSpielImportError(f"not valid JSON: {exc.msg}", name, i, number)
-            continue
+            obj = _decode(raw)  # msgspec: about 3x json's speed (issue 12)
+        except msgspec.DecodeError:
+            # what msgspec refuses, json decides, as before: it reads NaN, 1e400 and lone
+            # surrogates, and words the errors
+            try:
+                obj = json.loads(raw)
+            except json.JSONDecodeError as exc:
+                yield OpenSpielImportError(f"not valid JSON: {exc.msg}", name, i, number)
+                continue
         if not isinstance(obj, dict) or not isinstance(obj.get("game"), str):
             yield OpenSpielImportError(
                 'expected an object {"game": "<game string>", "history": [<action ids>]}',
