@@ -1,4 +1,5 @@
-"""Leftovers of the session-4 tester's findings, each with the value it must give now."""
+"""Leftovers of the session-4 tester's findings and the session-5 review's, each with the
+value it must give now."""
 
 from __future__ import annotations
 
@@ -6,12 +7,14 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-import maumau_log.cli.audit_cmds  # noqa: F401
+import maumau_log.cli.audit_cmds
+import maumau_log.cli.replay_cmds  # noqa: F401
 from maumau_log.cli import app
 from maumau_log.records import ingest
 from maumau_log.sim import simulate, write_games
 
 runner = CliRunner()
+SAMPLE = Path(__file__).resolve().parent.parent / "sample_logs" / "violations"
 LONG_ID = "player-" + "x" * 60  # 67 characters: more than the old first column's 48
 
 
@@ -32,3 +35,16 @@ def test_audit_at_80_columns_keeps_a_long_player_id_on_one_line(tmp_path: Path) 
     # each check's numbers on the check's own line: 80 games, p, Holm p
     rows = [line for line in lines if line.startswith("  catches: never_caught ")]
     assert len(rows) == 12 and all(line.split()[2] == "80" for line in rows), rows
+
+
+def test_a_player_id_like_an_emoji_code_is_printed_as_written(tmp_path: Path) -> None:
+    """rich turned ``:thumbs_up:`` in player-supplied text into an emoji even when escaped
+    (markup escaping does not cover emoji codes); the consoles now have emoji off."""
+    log = tmp_path / "emoji.jsonl"
+    text = (SAMPLE / "card_not_in_hand.jsonl").read_bytes().replace(b'"p1"', b'":thumbs_up:"')
+    log.write_bytes(text)
+    res = runner.invoke(app, ["validate", str(log)])
+    assert res.exit_code == 1, res.output
+    assert "card_not_in_hand: :thumbs_up: plays AD but holds JD" in res.output
+    assert "legal: :thumbs_up: plays JD | :thumbs_up: draws 1 (voluntary)" in res.output
+    assert "\N{THUMBS UP SIGN}" not in res.output

@@ -42,9 +42,9 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-out = Console(soft_wrap=True)
+out = Console(soft_wrap=True, emoji=False)
 """stdout: data and reports asked for."""
-err = Console(stderr=True, soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True, emoji=False)
 """stderr: messages, summaries, progress."""
 
 
@@ -273,6 +273,7 @@ def _register(argv: list[str]) -> None:
 
 def main() -> None:
     """Console-script entry point: run the app, turning any stray exception into exit 3."""
+    import contextlib
     import gc
     import signal
 
@@ -283,9 +284,12 @@ def main() -> None:
         # an interrupted ingest leaves the dataset as it was)
         signal.signal(signal.SIGINT, _interrupt)
         command = readable_metavars(typer.main.get_command(app))
-        from .fastparams import direct_values
+        # plain values without pydantic (issue 12: start-up); on a typer whose private hook
+        # changed, typer's own converters stay (the same values, only slower to start)
+        with contextlib.suppress(Exception):
+            from .fastparams import direct_values
 
-        direct_values(command)  # plain values without pydantic (issue 12: start-up)
+            direct_values(command)
         # what start-up made lives to the end: the collector need not walk it again at every
         # full collection (issue 12: 5-10% of an import --validate's CPU time)
         gc.freeze()

@@ -36,7 +36,7 @@ def _print(table: Table) -> None:
     if out.is_terminal or os.environ.get("COLUMNS", "").isdigit():
         out.print(table, soft_wrap=False)
     else:
-        Console(width=200, soft_wrap=True, highlight=False).print(table)
+        Console(width=200, soft_wrap=True, highlight=False, emoji=False).print(table)
 
 
 def skipped_line(report: AuditReport) -> str | None:

@@ -39,7 +39,7 @@ def _show(table: Table) -> None:
     if out.is_terminal:
         out.print(table)
     else:
-        Console(width=200, soft_wrap=True, highlight=False).print(table)
+        Console(width=200, soft_wrap=True, highlight=False, emoji=False).print(table)
 
 
 def _pct(x: float) -> str:

@@ -139,7 +139,9 @@ def _print_board(
     width = None if wide else _width()
     table, left_out = board_table(df, title, chosen, width)
     if width is None:
-        Console(width=max(250, int(out.width)), soft_wrap=True, highlight=False).print(table)
+        Console(width=max(250, int(out.width)), soft_wrap=True, highlight=False, emoji=False).print(
+            table
+        )
     else:
         out.print(table, soft_wrap=False)
     if left_out:
@@ -156,7 +158,7 @@ def _print_table(table: Table) -> None:
     if out.is_terminal or os.environ.get("COLUMNS", "").isdigit():
         out.print(table, soft_wrap=False)
     else:
-        Console(width=250, soft_wrap=True, highlight=False).print(table)
+        Console(width=250, soft_wrap=True, highlight=False, emoji=False).print(table)
 
 
 def _emit(df: pl.DataFrame, fmt: str, dest: Path | None, title: str | None = None) -> None:
