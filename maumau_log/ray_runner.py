@@ -327,7 +327,10 @@ def ray_runner(address: str | None = None, num_cpus: int | None = None) -> Runne
 
     The runner's ``workers`` (:func:`~maumau_log.runners.runner_workers`) is a local Ray's
     CPUs, so the caller plans balanced shards; on a cluster (``address`` or
-    ``RAY_ADDRESS``) it is 1 (the cluster's size is not known before it is joined).
+    ``RAY_ADDRESS``) it is 1 (the cluster's size is not known before it is joined). Its
+    ``stages`` (:func:`~maumau_log.runners.runner_stages`) is true for a local Ray: the
+    tasks write the ``events`` tables into the ingest's staging folder themselves; on a
+    cluster every table travels to the driver (the nodes may not see its folder).
 
     Raises:
         ImportError: Ray is not installed (``pip install 'maumau-log[ray]'``).
@@ -345,4 +348,6 @@ def ray_runner(address: str | None = None, num_cpus: int | None = None) -> Runne
 
     local = address is None and not os.environ.get("RAY_ADDRESS")
     run.workers = (num_cpus or default_jobs()) if local else 1  # type: ignore[attr-defined]
+    # a local Ray's tasks see the staging folder: they write the events tables themselves
+    run.stages = local  # type: ignore[attr-defined]
     return run

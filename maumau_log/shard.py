@@ -152,6 +152,8 @@ class ShardResult:
         match_ids: the matches whose rounds this shard holds.
         matches: the match states at the end of the shard (for the next shard's replay).
         seeded: the shard was replayed with match state from earlier shards.
+        staged: (table, ruleset, date) to (path relative to the staging folder, rows) of
+            the tables the worker wrote itself (:func:`maumau_log.runners.stage_tables`).
     """
 
     shard: Shard
@@ -161,6 +163,7 @@ class ShardResult:
     match_ids: set[str] = field(default_factory=set)
     matches: dict[str, MatchState] = field(default_factory=dict)
     seeded: bool = False
+    staged: dict[tuple[str, str, str], tuple[str, int]] = field(default_factory=dict)
 
     @property
     def events(self) -> int:

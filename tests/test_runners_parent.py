@@ -4,18 +4,23 @@ the workers finish together; a game's outcome crosses processes as a compact tup
 from __future__ import annotations
 
 import itertools
+import os
 import pickle
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 import maumau_log.shard as shard_mod
-from maumau_log.runners import ShardTask, local_results, serial_results
-from maumau_log.shard import GameOutcome, plan_shards
+from maumau_log.logfile import expand_paths
+from maumau_log.records import ingest
+from maumau_log.runners import ShardTask, local_results, runner_stages, serial_results
+from maumau_log.shard import GameOutcome, Shard, plan_shards
 from maumau_log.sim import simulate, write_games
+from maumau_log.store import read_manifest, scan_all
 
 
 def test_the_tail_is_cut_three_times_finer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -89,3 +94,61 @@ def test_game_outcome_pickle_round_trip(
     back = pickle.loads(pickle.dumps(g, protocol=5))
     assert back == g and type(back) is GameOutcome
     assert back.valid
+
+
+class _DieAfterStaging(ShardTask):
+    """Writes the shard's staged files, then its worker dies before answering (as if
+    killed between the write and the reply)."""
+
+    def __call__(self, shard: Shard, matches: Any = None) -> Any:
+        res = super().__call__(shard, matches)
+        mine = shard.path.endswith("c_serbian.jsonl") and shard.start == 0
+        if mine and os.environ.get("MAUMAU_KILL") == "1":
+            os._exit(9)
+        return res
+
+
+def test_staged_events_of_a_killed_worker_are_never_published(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--jobs 2`` ingests stage the events tables in the workers (runner_stages); a
+    worker that dies after writing its shard's file leaves it unpublished, the shard is
+    reported, and a re-run completes the dataset with the rows of one-process ingest."""
+    from test_scale import _reference_ingest, assert_same_rows, make_inputs
+
+    files = [
+        f
+        for f in expand_paths([make_inputs(tmp_path)])
+        if "binary" not in f.name and "conflict" not in f.name
+    ]
+    _reference_ingest(files, tmp_path / "ref")
+    assert runner_stages(None, 2) and not runner_stages(None, 1)
+    monkeypatch.setenv("MAUMAU_KILL", "1")
+
+    def runner(shards: Any, task: ShardTask) -> Any:
+        assert task.stage is not None and task.stage.endswith(f".tmp-{task.stage_id}")
+        dying = _DieAfterStaging(
+            task.rules_file_options, True, task.ingested_at, task.stage, task.stage_id
+        )
+        return local_results(shards, dying, 2)
+
+    runner.workers = 2  # type: ignore[attr-defined]
+    runner.stages = True  # type: ignore[attr-defined]
+    ds = tmp_path / "ds"
+    first = ingest(files, ds, runner=runner, shard_bytes=4096)
+    assert first.exit_code == 4 and len(first.failed) == 1
+    assert "c_serbian.jsonl (bytes 0-" in first.failed[0]
+    manifest = read_manifest(ds)
+    staged = [f for f in manifest.files["events"] if "-s0" in f]
+    assert staged and all(f.startswith("events/ruleset=") for f in staged)
+    assert not [f for f in manifest.files["games"] if "-s0" in f]  # only events staged
+    assert not list(ds.glob(".tmp-*")) and not list(ds.rglob("*.tmp"))
+    events = scan_all(ds)["events"].collect()
+    assert "sim-serbian-2p-8-m00000-r001" not in set(events["game_id"])
+    monkeypatch.setenv("MAUMAU_KILL", "0")
+    second = ingest(files, ds, jobs=2, shard_bytes=4096)
+    assert second.added > 0 and second.exit_code == 1
+    assert_same_rows(tmp_path / "ref", ds)
+    again = ingest(files, ds, jobs=2, shard_bytes=4096)
+    assert again.added == 0
+    assert_same_rows(tmp_path / "ref", ds)
