@@ -56,6 +56,7 @@ from .store import (
     DatasetError,
     DatasetWriter,
     scan_all,
+    write_error,
 )
 from .violations import Violation
 
@@ -189,6 +190,9 @@ def ingest(
         touched: set[str] = set()
         for res in results:
             if isinstance(res, ShardFailure):
+                if res.write is not None:  # a worker could not write: the machine's fault
+                    rel, code, why = res.write
+                    raise write_error(writer.root, OSError(code, why), str(writer.root / rel))
                 summary.failed.append(str(res))
                 if on_shard is not None:
                     on_shard(res)

@@ -69,8 +69,25 @@ class ShardTask:
             if self.stage is not None:
                 stage_tables(res, self.stage, self.stage_id)
             return res
+        except StagingError as exc:
+            err = exc.error
+            return ShardFailure(shard, str(err), (exc.rel, err.errno, err.strerror))
         except Exception as exc:
             return ShardFailure(shard, f"{type(exc).__name__}: {exc}")
+
+
+class StagingError(Exception):
+    """A staged file could not be written (:func:`stage_tables`).
+
+    Args:
+        rel: the file's path relative to the staging folder (and the dataset).
+        error: the OSError (a full disk, a file-size limit).
+    """
+
+    def __init__(self, rel: str, error: OSError) -> None:
+        super().__init__(f"{rel}: {error}")
+        self.rel = rel
+        self.error = error
 
 
 STAGED_TABLES = ("events",)
@@ -98,7 +115,9 @@ def stage_tables(res: ShardResult, stage: str, stage_id: str) -> None:
         stage: the staging folder.
         stage_id: the ingest's id (file names).
     Raises:
-        OSError: a file cannot be written (the shard fails; nothing is published).
+        StagingError: a file cannot be written (:class:`ShardTask` turns it into a
+            :class:`~maumau_log.shard.ShardFailure` with ``write`` set: the ingest stops
+            with exit 2, nothing published).
     """
     import pyarrow.parquet as pq
 
@@ -112,12 +131,14 @@ def stage_tables(res: ShardResult, stage: str, stage_id: str) -> None:
             part = f"part-{stage_id}-s{res.shard.index:05d}.parquet"
             rel = f"{partition_dir(name, ruleset, date)}/{part}"
             path = os.path.join(stage, rel)
-            os.makedirs(os.path.dirname(path), exist_ok=True)
             tmp = f"{path}.{os.getpid()}.tmp"
-            pq.write_table(
-                table.replace_schema_metadata(SCHEMAS[name].metadata), tmp, **writer_options(name)
-            )
-            os.replace(tmp, path)
+            try:
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                meta = SCHEMAS[name].metadata
+                pq.write_table(table.replace_schema_metadata(meta), tmp, **writer_options(name))
+                os.replace(tmp, path)
+            except OSError as exc:
+                raise StagingError(rel, exc) from exc
             res.staged[(name, ruleset, date)] = (rel, table.num_rows)
             del tables[name]
 

@@ -178,10 +178,15 @@ class ShardFailure:
     Attributes:
         shard: the shard.
         error: what went wrong, in one line.
+        write: when a worker could not write a staged file
+            (:func:`maumau_log.runners.stage_tables`): (the file's path relative to the
+            dataset, errno, strerror); the ingest then stops with the dataset's write
+            error (exit 2, nothing stored), as when the parent cannot write.
     """
 
     shard: Shard
     error: str
+    write: tuple[str, int | None, str | None] | None = None
 
     def __str__(self) -> str:
         return f"{self.shard.describe()}: {self.error}"
