@@ -4,7 +4,12 @@ Each command runs as a whole process (``python -m maumau_log``-like, in the chec
 and reports its wall time and the CPU seconds (user + sys) of the parent process and of
 its children (``getrusage`` RUSAGE_SELF / RUSAGE_CHILDREN at exit: the pool's workers; a
 local Ray's processes only partly, as far as they are reaped), so a noisy shared machine
-still compares CPU work. Datasets go to a temporary folder, deleted after each run.
+still compares CPU work. ``tree_cpu_s`` and the peak RSS columns come from polling
+``/proc`` every 0.2 s for every process of the command's tree (a local Ray's raylet, GCS,
+agents and workers included): the CPU of the whole tree, the parent's peak RSS and the
+largest peak RSS of any other process of the tree (a worker), in MiB (a sampled peak: a
+spike shorter than 0.2 s can be missed). Datasets go to a temporary folder, deleted after
+each run.
 
     python bench/ab_runners.py /tmp/r11/base . --logs /work/bench1e5/logs \\
         --steps validate2,validate1,ingest2,ingest1,ray --rounds 2
@@ -19,6 +24,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 _RUN = """
@@ -45,17 +51,64 @@ STEPS = {
 }
 
 
-def run(root: Path, args: list[str]) -> tuple[float, float, float]:
-    """(wall s, parent CPU s, children CPU s) of one command run in checkout ``root``."""
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _procs() -> dict[int, tuple[int, float, int]]:
+    """pid to (parent pid, CPU s, RSS bytes) of every process now."""
+    out = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as fh:
+                stat = fh.read()
+        except OSError:
+            continue
+        f = stat[stat.rfind(")") + 2 :].split()
+        out[int(name)] = (int(f[1]), (int(f[11]) + int(f[12])) / _TICK, int(f[21]) * 4096)
+    return out
+
+
+def run(root: Path, args: list[str]) -> tuple[float, float, float, float, float, float]:
+    """(wall s, parent CPU s, children CPU s, tree CPU s, parent peak RSS MiB, largest
+    other peak RSS MiB) of one command run in checkout ``root``."""
     env = {**os.environ, "PYTHONPATH": str(root)}
-    proc = subprocess.run(
-        [sys.executable, "-c", _RUN, *args], cwd=root, env=env, capture_output=True, text=True
-    )
-    found = re.findall(r"^RU (\S+) (\S+) (\S+)$", proc.stderr, re.M)
+    with tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", _RUN, *args],
+            cwd=root,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            text=True,
+        )
+        seen: dict[int, tuple[float, int]] = {}  # pid -> (CPU s, peak RSS)
+        while proc.poll() is None:
+            now = _procs()
+            tree = {proc.pid}
+            grew = True
+            while grew:
+                grew = False
+                for pid, (ppid, _, _) in now.items():
+                    if ppid in tree and pid not in tree:
+                        tree.add(pid)
+                        grew = True
+            for pid in tree & now.keys():
+                _, cpu, rss = now[pid]
+                old = seen.get(pid, (0.0, 0))
+                seen[pid] = (max(old[0], cpu), max(old[1], rss))
+            time.sleep(0.2)
+        err.seek(0)
+        stderr = err.read()
+    found = re.findall(r"^RU (\S+) (\S+) (\S+)$", stderr, re.M)
     if not found:
-        raise SystemExit(f"{' '.join(args)} in {root}: no figures\n{proc.stderr[-2000:]}")
+        raise SystemExit(f"{' '.join(args)} in {root}: no figures\n{stderr[-2000:]}")
     wall, parent, children = map(float, found[-1])
-    return wall, parent, children
+    tree_cpu = max(parent + children, sum(c for c, _ in seen.values()))
+    parent_rss = seen.get(proc.pid, (0.0, 0))[1] / 2**20
+    other = max((r for p, (_, r) in seen.items() if p != proc.pid), default=0) / 2**20
+    return wall, parent, children, tree_cpu, parent_rss, other
 
 
 def main() -> None:
@@ -67,17 +120,25 @@ def main() -> None:
     ap.add_argument("--steps", default="validate2,validate1,ingest2,ingest1,ray")
     ap.add_argument("--rounds", type=int, default=1)
     args = ap.parse_args()
-    print("round step checkout wall_s parent_cpu_s children_cpu_s", flush=True)
+    print(
+        "round step checkout wall_s parent_cpu_s children_cpu_s tree_cpu_s "
+        "parent_peak_mib worker_peak_mib",
+        flush=True,
+    )
     for r in range(1, args.rounds + 1):
         for step in args.steps.split(","):
             for label, root in (("A", args.a.resolve()), ("B", args.b.resolve())):
                 tmp = Path(tempfile.mkdtemp(prefix="ab_runners_"))
                 try:
                     cmd = [x.format(logs=args.logs, ds=tmp / "ds") for x in STEPS[step]]
-                    wall, parent, children = run(root, cmd)
+                    wall, parent, children, tree, prss, wrss = run(root, cmd)
                 finally:
                     shutil.rmtree(tmp, ignore_errors=True)
-                print(f"{r} {step} {label} {wall:.1f} {parent:.1f} {children:.1f}", flush=True)
+                print(
+                    f"{r} {step} {label} {wall:.1f} {parent:.1f} {children:.1f} {tree:.1f} "
+                    f"{prss:.0f} {wrss:.0f}",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

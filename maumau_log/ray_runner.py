@@ -1,17 +1,16 @@
 """The Ray runner (``--engine ray``, the optional extra ``maumau-log[ray]``; issue 11).
 
-Local paths (every node must see them, e.g. a shared filesystem): Ray Data starts from the
-planned shards' numbers (``ray.data.from_items``) and ``map_batches`` runs the shard
-function (:func:`maumau_log.shard.run_shard`) on each, the task reading its shard's byte
-range itself (:func:`ray_range_results`), so a local Ray gets the balanced shards the
-local pool gets (:func:`~maumau_log.shard.balanced_target`) and no read stage: the
-10^5-game benchmark's eight 40 MB files read whole left a CPU idle while the other
-replayed the last file, and the separate read stage put every file's bytes through the
-object store first. Pyarrow filesystem URIs (``s3://bucket/logs/``): Ray Data reads the
-files as binary files (``read_binary_files``, :func:`ray_results`), a file being one shard.
-Either way one batch is one shard, ``batch_format="pyarrow"``: the rows come back as
-Arrow IPC streams, one output row per (shard, partition), so the tables stay Arrow from the
-worker to the writer. This process then merges the shards in input order exactly as the
+Local paths (every node must see them, e.g. a shared filesystem): one plain Ray task
+(``ray.remote``) per planned shard runs the shard function
+(:func:`maumau_log.shard.run_shard`), the task reading its shard's byte range itself
+(:func:`ray_range_results`), so a local Ray gets the balanced shards the local pool gets
+(:func:`~maumau_log.shard.balanced_target`), no read stage and none of Ray Data's own
+actors (their start-up was most of what a local Ray lost to ``--jobs 2``). Pyarrow
+filesystem URIs (``s3://bucket/logs/``): Ray Data reads the files as binary files
+(``read_binary_files``, :func:`ray_results`), a file being one shard, and ``map_batches``
+(``batch_format="pyarrow"``, one batch per shard) returns the rows as Arrow IPC streams,
+one output row per (shard, partition), so the tables stay Arrow from the worker to the
+writer. Either way this process then merges the shards in input order exactly as the
 local runner does (:func:`maumau_log.runners.merge_order`) and writes them through the
 same :class:`~maumau_log.store.DatasetWriter`, so the dataset is the same hive-partitioned
 tables, published the same crash-safe way. (A match whose rounds lie in several shards is
@@ -25,6 +24,7 @@ shard not yet received is reported failed with Ray's error, never dropped silent
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 from collections.abc import Iterator, Sequence
@@ -93,21 +93,6 @@ class _ReplayBatch:
             if key.endswith("://" + path) or key.split("://", 1)[-1] == path:
                 return value
         raise KeyError(f"Ray read a file the input does not list: {path}")
-
-
-class _ReplayRange:
-    """The ``map_batches`` function of local inputs: shard numbers to the shard rows, each
-    task reading its shard's byte range itself (:func:`ray_range_results`)."""
-
-    def __init__(self, task: ShardTask, shards: Sequence[Shard]) -> None:
-        self.task = task
-        self.shards = list(shards)
-
-    def __call__(self, batch: pa.Table) -> pa.Table:
-        rows: dict[str, list[Any]] = {n: [] for n in _OUT_SCHEMA.names}
-        for idx in batch.column("shard").to_pylist():
-            _replay(self.task, self.shards[idx], rows, idx)
-        return pa.Table.from_pydict(rows, schema=_OUT_SCHEMA)
 
 
 def _replay(task: ShardTask, s: Shard, rows: dict[str, list[Any]], file_no: int) -> None:
@@ -199,38 +184,68 @@ def ray_results(
     yield from _in_order(ds, shards)
 
 
+def _run_one(task: ShardTask, shard: Shard) -> Outcome:
+    """The Ray task of :func:`ray_range_results`: one shard, its byte range read by the
+    task; a bug becomes a :class:`~maumau_log.shard.ShardFailure` (never a lost shard)."""
+    try:
+        return task(shard)
+    except Exception as exc:  # never lose a shard
+        return ShardFailure(shard, f"{type(exc).__name__}: {exc}")
+
+
 def ray_range_results(
     shards: Sequence[Shard],
     task: ShardTask,
     address: str | None = None,
     num_cpus: int | None = None,
 ) -> Iterator[Outcome]:
-    """Run shards of local files on Ray, each task reading its own byte range (so a big
-    file is spread over several tasks, as the local pool spreads it); yield in shard order
-    (not yet merged).
+    """Run shards of local files on Ray, one Ray task per shard reading its own byte range
+    (so a big file is spread over several tasks, as the local pool spreads it); yield in
+    shard order (not yet merged).
 
-    Ray Data starts from the shard numbers (``ray.data.from_items``), not from the files'
-    bytes: no read stage, and the tasks balance as the planner cut them. Only for local
-    paths (every node must see them, as for :func:`ray_results`); URIs go through
-    :func:`ray_results`.
+    Plain Ray tasks (``ray.remote``), not Ray Data: Ray Data's executor starts two actors
+    of its own (``_StatsActor``, ``_AutoscalingCoordinatorActor``: each a Python process
+    importing Ray Data) before the first task runs, measured at 4-6 s of wall and 6.5 s of
+    CPU more than plain tasks to the first result on the 2-core machine (README "Scale").
+    At most ``4 *`` the cluster's CPUs shards are submitted and not yet yielded (memory
+    bounded, as the local pool's window); each result (its Arrow tables out of band,
+    pickle protocol 5) comes back through Ray's object store. Only for local paths (every
+    node must see them, as for :func:`ray_results`); URIs go through :func:`ray_results`.
 
     Args:
         shards: the planned shards (:func:`~maumau_log.shard.plan_shards`).
         task, address, num_cpus: as for :func:`ray_results`.
+    Yields:
+        One outcome per shard, in shard order; a task Ray gave up on (its worker died
+        after Ray's retries, a node lost) is a :class:`~maumau_log.shard.ShardFailure`
+        with Ray's error.
     """
     import ray
 
     _init(address, num_cpus)
     if not shards:
         return
-    _ordered_quiet_context()
-    items = ray.data.from_items(
-        [{"shard": s.index} for s in shards], override_num_blocks=len(shards)
-    )
-    ds = items.map_batches(
-        _ReplayRange(task, shards), batch_format="pyarrow", batch_size=1, zero_copy_batch=True
-    )
-    yield from _in_order(ds, shards)
+    remote = ray.remote(num_cpus=1)(_run_one)
+    task_ref = ray.put(task)
+    window = 4 * max(1, int(ray.cluster_resources().get("CPU", 1)))
+    refs: dict[int, Any] = {}
+    nxt = 0
+    try:
+        for want, shard in enumerate(shards):
+            while nxt < len(shards) and nxt < want + window:
+                refs[nxt] = remote.remote(task_ref, shards[nxt])
+                nxt += 1
+            ref = refs.pop(want)
+            try:
+                res = ray.get(ref)
+            except Exception as exc:  # Ray gave up on this task
+                res = ShardFailure(shard, f"Ray: {_one_line(exc)}")
+            del ref
+            yield res
+    finally:
+        for ref in refs.values():  # stopped early (Ctrl-C, an error): cancel the rest
+            with contextlib.suppress(Exception):
+                ray.cancel(ref, force=True)
 
 
 def _in_order(ds: Any, shards: Sequence[Shard]) -> Iterator[Outcome]:
@@ -312,7 +327,10 @@ def ray_runner(address: str | None = None, num_cpus: int | None = None) -> Runne
 
     The runner's ``workers`` (:func:`~maumau_log.runners.runner_workers`) is a local Ray's
     CPUs, so the caller plans balanced shards; on a cluster (``address`` or
-    ``RAY_ADDRESS``) it is 1 (the cluster's size is not known before it is joined).
+    ``RAY_ADDRESS``) it is 1 (the cluster's size is not known before it is joined). Its
+    ``stages`` (:func:`~maumau_log.runners.runner_stages`) is true for a local Ray: the
+    tasks write the ``events`` tables into the ingest's staging folder themselves; on a
+    cluster every table travels to the driver (the nodes may not see its folder).
 
     Raises:
         ImportError: Ray is not installed (``pip install 'maumau-log[ray]'``).
@@ -330,4 +348,6 @@ def ray_runner(address: str | None = None, num_cpus: int | None = None) -> Runne
 
     local = address is None and not os.environ.get("RAY_ADDRESS")
     run.workers = (num_cpus or default_jobs()) if local else 1  # type: ignore[attr-defined]
+    # a local Ray's tasks see the staging folder: they write the events tables themselves
+    run.stages = local  # type: ignore[attr-defined]
     return run

@@ -22,6 +22,7 @@ import msgspec
 import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from .collector import (  # noqa: F401  (re-exported: the API before the split)
     BATCH_EVENTS,
@@ -40,7 +41,7 @@ from .events import (
 from .game_ids import KnownGames
 from .match_records import MatchRound, match_rows, update_matches  # noqa: F401
 from .rules import RulesetError, resolve
-from .runners import Runner, ShardTask, local_results, runner_workers
+from .runners import Runner, ShardTask, local_results, runner_stages, runner_workers
 from .shard import (
     SHARD_BYTES,
     GameOutcome,
@@ -50,10 +51,12 @@ from .shard import (
     plan_shards,
 )
 from .store import (
+    SCHEMAS,
     UNKNOWN,
     DatasetError,
     DatasetWriter,
     scan_all,
+    write_error,
 )
 from .violations import Violation
 
@@ -177,7 +180,9 @@ def ingest(
     with DatasetWriter(dataset) as writer, KnownGames() as known:
         known.load(dataset)
         ingested_at = datetime.now(UTC)
-        task = ShardTask(rules_file_options, collect=True, ingested_at=ingested_at)
+        # workers on this machine write the events tables into the staging folder
+        stage = str(writer.tmp.resolve()) if runner_stages(runner, jobs) else None
+        task = ShardTask(rules_file_options, True, ingested_at, stage=stage, stage_id=writer.id)
         shards = plan_shards(files, shard_bytes, runner_workers(runner, jobs))
         if on_plan is not None:
             on_plan(len(shards))
@@ -185,6 +190,9 @@ def ingest(
         touched: set[str] = set()
         for res in results:
             if isinstance(res, ShardFailure):
+                if res.write is not None:  # a worker could not write: the machine's fault
+                    rel, code, why = res.write
+                    raise write_error(writer.root, OSError(code, why), str(writer.root / rel))
                 summary.failed.append(str(res))
                 if on_shard is not None:
                     on_shard(res)
@@ -223,6 +231,12 @@ def ingest(
             known.add(new)
             for (ruleset, date), tables in res.tables.items():
                 writer.write(ruleset, date, _without(tables, drop))
+            for (name, ruleset, date), (rel, rows) in res.staged.items():
+                if drop:  # rare: the staged rows less the dropped games, written here
+                    staged = pq.read_table(writer.tmp / rel, schema=SCHEMAS[name])
+                    writer.write(ruleset, date, _without({name: staged}, drop))
+                else:
+                    writer.adopt(name, rel, rows)
             if on_shard is not None:
                 on_shard(res)
         update_matches(writer, touched)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -129,6 +130,14 @@ class GameOutcome:
         """No violation."""
         return self.violation is None
 
+    def __reduce__(self) -> tuple[type[GameOutcome], tuple[Any, ...]]:
+        """Pickle as the class and its field values (the workers send one per game: 40%
+        fewer bytes and half the pickling time of the slots dataclass's default state)."""
+        return GameOutcome, (
+            self.file, self.line, self.game_id, self.key, self.has_header, self.events,
+            self.violation, self.unchecked, self.content_hash, self.match_id,
+        )  # fmt: skip
+
 
 @dataclass
 class ShardResult:
@@ -143,6 +152,8 @@ class ShardResult:
         match_ids: the matches whose rounds this shard holds.
         matches: the match states at the end of the shard (for the next shard's replay).
         seeded: the shard was replayed with match state from earlier shards.
+        staged: (table, ruleset, date) to (path relative to the staging folder, rows) of
+            the tables the worker wrote itself (:func:`maumau_log.runners.stage_tables`).
     """
 
     shard: Shard
@@ -152,6 +163,7 @@ class ShardResult:
     match_ids: set[str] = field(default_factory=set)
     matches: dict[str, MatchState] = field(default_factory=dict)
     seeded: bool = False
+    staged: dict[tuple[str, str, str], tuple[str, int]] = field(default_factory=dict)
 
     @property
     def events(self) -> int:
@@ -166,10 +178,15 @@ class ShardFailure:
     Attributes:
         shard: the shard.
         error: what went wrong, in one line.
+        write: when a worker could not write a staged file
+            (:func:`maumau_log.runners.stage_tables`): (the file's path relative to the
+            dataset, errno, strerror); the ingest then stops with the dataset's write
+            error (exit 2, nothing stored), as when the parent cannot write.
     """
 
     shard: Shard
     error: str
+    write: tuple[str, int | None, str | None] | None = None
 
     def __str__(self) -> str:
         return f"{self.shard.describe()}: {self.error}"
@@ -459,10 +476,32 @@ def balanced_target(
     return max(min(shard_bytes, MIN_SHARD_BYTES), min(shard_bytes, want))
 
 
+def _cut_all(paths: list[Path], targets: list[int], workers: int) -> list[list[tuple[int, int]]]:
+    """:func:`_cuts` of every path (each with its target), on up to ``workers`` processes
+    when there are several files to scan (the scan counts every line: about 0.1 s per
+    40 MB file, which the workers would otherwise wait for before their first shard).
+    Serial with one worker, one file, or a Ray session in this process (no fork beside
+    Ray's threads)."""
+    ray = sys.modules.get("ray")
+    busy = ray is not None and getattr(ray, "is_initialized", lambda: False)()
+    if workers <= 1 or len(paths) <= 1 or busy:
+        return [_cuts(p, t) for p, t in zip(paths, targets, strict=True)]
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=min(workers, len(paths))) as pool:
+        return list(pool.map(_cuts, paths, targets))
+
+
 def plan_shards(
     files: Sequence[str | os.PathLike[str]], shard_bytes: int = SHARD_BYTES, workers: int = 1
 ) -> list[Shard]:
     """Cut log files into shards, in input order.
+
+    With several workers the target is :func:`balanced_target`, and the files that hold
+    the last ``workers`` targets' bytes of the input are cut three times finer (never
+    below :data:`MIN_SHARD_BYTES`), so that the workers finish together (one ~1.6 s shard
+    left for one worker while the other idles was most of the tail of ``validate --jobs
+    2`` at 10^5 games); the files are scanned in parallel (:func:`_cut_all`).
 
     Args:
         files: the log files (as :func:`~maumau_log.logfile.expand_paths` lists them).
@@ -474,20 +513,31 @@ def plan_shards(
         reports it).
     """
     shard_bytes = balanced_target(files, workers, shard_bytes)
-    shards: list[Shard] = []
-    for f in files:
+    sizes = [0 if is_uri(str(f)) else _size(Path(f)) for f in files]
+    tail_from = sum(sizes) - workers * shard_bytes if workers > 1 else None
+    fine = max(min(shard_bytes, MIN_SHARD_BYTES), shard_bytes // 3)
+    plan: list[tuple[str, int | None]] = []  # (name, its cut target, or None: whole)
+    done = 0
+    for f, size in zip(files, sizes, strict=True):
         path = Path(f)
         name = str(f)
-        if is_uri(name):
+        target = shard_bytes
+        if tail_from is not None and done + size > tail_from:
+            target = fine
+        done += size
+        if is_uri(name) or size <= 2 * target or not _is_plain(path) or is_notation(path):
+            plan.append((name, None))
+        else:
+            plan.append((name, target))
+    cut = [(Path(n), t) for n, t in plan if t is not None]
+    found = iter(_cut_all([p for p, _ in cut], [t for _, t in cut], workers))
+    shards: list[Shard] = []
+    for name, cut_at in plan:
+        if cut_at is None:
             shards.append(Shard(len(shards), name))
             continue
-        size = _size(path)
-        if size <= 2 * shard_bytes or not _is_plain(path) or is_notation(path):
-            shards.append(Shard(len(shards), name))
-            continue
-        cuts = _cuts(path, shard_bytes)
         start, line = 0, 1
-        for off, ln in cuts:
+        for off, ln in next(found):
             shards.append(Shard(len(shards), name, start, off, line))
             start, line = off, ln
         shards.append(Shard(len(shards), name, start, None, line))

@@ -236,6 +236,25 @@ class DatasetWriter:
             raise write_error(self.root, exc, str(self.root / target)) from exc
         self._written[target] = table
 
+    def adopt(self, table: str, rel: str, rows: int) -> None:
+        """Take a file a worker wrote into this ingest's staging folder (:attr:`tmp`) as
+        one of this ingest's files of ``table``; :meth:`commit` publishes it with the
+        others (:func:`maumau_log.runners.stage_tables` writes them).
+
+        Args:
+            table: the table.
+            rel: the file's path relative to the staging folder (and, once published, to
+                the dataset): ``<table>/ruleset=R/date=D/part-<id>-s<shard>.parquet``.
+            rows: its rows (counted in :attr:`rows`).
+        Raises:
+            DatasetError: the file is not in the staging folder, or not of ``table``.
+        """
+        path = self.tmp / rel
+        if not rel.startswith(f"{table}/") or ".." in Path(rel).parts or not path.is_file():
+            raise DatasetError(f"{path}: no staged file of table {table!r} to adopt")
+        self._written[rel] = table
+        self.rows[table] += rows
+
     def new_file(self, table: str, ruleset: str, date: str) -> tuple[str, Path]:
         """Register one more file of ``table`` in a partition, for the caller to write
         (e.g. with ``pq.ParquetWriter(path, SCHEMAS[table], **writer_options(table))``);

@@ -62,6 +62,7 @@ def make_runner(engine: str, jobs: int | None, address: str | None) -> Runner:
         return local_results(shards, task, n)
 
     run.workers = n  # type: ignore[attr-defined]  # planning cuts finer (runner_workers)
+    run.stages = n > 1  # type: ignore[attr-defined]  # workers write events (runner_stages)
     return run
 
 
