@@ -30,7 +30,6 @@ Test vectors are in ``schemas/shuffle-vectors.json``.
 from __future__ import annotations
 
 import hashlib
-import operator
 import struct
 from collections.abc import Mapping, Sequence
 from typing import Final
@@ -42,6 +41,8 @@ _TWO64: Final = 1 << 64
 _FOUR_WORDS: Final = struct.Struct(">4Q")
 # the rejection limit of step 3 for n = 0 .. 1023 (0 and 1 unused)
 _LIMITS: Final = [0, 0] + [_TWO64 - (_TWO64 % n) for n in range(2, 1024)]
+# the counters of step 2 as 8 big-endian bytes, for the first blocks (a pack or two)
+_COUNTERS: Final = [k.to_bytes(8, "big") for k in range(64)]
 
 
 def commitment(seed: str) -> str:
@@ -68,11 +69,19 @@ def shuffled(cards: Sequence[Card], seed: str) -> list[Card]:
     # word, only when one is rejected (the same stream, read the same way)
     blocks = (size + 2) // 4
     words = _words(base, 0, blocks)
-    ns = range(size, 1, -1)  # n = i + 1 for i from len - 1 down to 1
-    if size < len(_LIMITS) and all(map(operator.lt, words, map(_LIMITS.__getitem__, ns))):
-        for i, j in zip(range(size - 1, 0, -1), map(operator.mod, words, ns), strict=True):
-            out[i], out[j] = out[j], out[i]
-        return out
+    if size < len(_LIMITS):
+        limits = _LIMITS
+        clean = True
+        for k in range(size - 1):  # word k serves n = size - k
+            if words[k] >= limits[size - k]:
+                clean = False
+                break
+        if clean:
+            for k in range(size - 1):
+                i = size - 1 - k
+                j = words[k] % (i + 1)
+                out[i], out[j] = out[j], out[i]
+            return out
     sha256 = hashlib.sha256
     counter = blocks
     pos = 0
@@ -98,8 +107,12 @@ def _words(base: bytes, first: int, blocks: int) -> tuple[int, ...]:
     if blocks <= 0:
         return ()
     sha256 = hashlib.sha256
+    counters = _COUNTERS
     data = b"".join(
-        [sha256(base + k.to_bytes(8, "big")).digest() for k in range(first, first + blocks)]
+        [
+            sha256(base + (counters[k] if k < 64 else k.to_bytes(8, "big"))).digest()
+            for k in range(first, first + blocks)
+        ]
     )
     return struct.unpack(f">{4 * blocks}Q", data)
 

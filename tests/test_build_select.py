@@ -27,6 +27,8 @@ def test_compilable_modules_and_the_build_hook_agree() -> None:
     pkg = ROOT / "maumau_log"
     assert _select.source_of("maumau_log.openspiel.port") == pkg / "openspiel" / "port.py"
     assert _select.source_of("maumau_log.engine.core") == pkg / "engine" / "core.py"
+    assert _select.source_of("maumau_log.shuffle") == pkg / "shuffle.py"
+    assert _select.source_of("maumau_log.scoring") == pkg / "scoring.py"
     never_compiled = (
         "maumau_log.engine", "maumau_log.engine.__init__", "maumau_log.engine._select",
         "maumau_log.openspiel.convert", "maumau_log.replay", "maumau_log._select",
@@ -36,7 +38,7 @@ def test_compilable_modules_and_the_build_hook_agree() -> None:
     hook = _hatch_build()
     built = {Path(p) for p in hook.sources()}  # type: ignore[attr-defined]
     engine = {p for p in (pkg / "engine").glob("*.py") if p.stem not in ("__init__", "_select")}
-    assert built == engine | {pkg / "openspiel" / "port.py"}
+    assert built == engine | {pkg / "openspiel" / "port.py", pkg / "shuffle.py", pkg / "scoring.py"}
     names = {".".join(("maumau_log", *p.relative_to(pkg).with_suffix("").parts)) for p in built}
     assert {n for n in names if _select.source_of(n) is not None} == names
 
