@@ -144,16 +144,24 @@ class Engine(State):
             if self.phase == FINISHED:
                 self._after_round_end(event)
             fail("missing_header", "a header inside a game", "FORMAT.md Files")
-        count = getattr(event, "count", None)
+        # the count and the actor by type (getattr with a default would raise and catch an
+        # AttributeError for every event without the field)
+        count: int | None = None
+        actor: str | None = None
+        if t is Penalty:
+            assert isinstance(event, Penalty)
+            count = event.count
+            actor = event.by or event.player
+        elif t is Reshuffle:
+            assert isinstance(event, Reshuffle)
+            count = event.count
+        elif t is Cut or t is Abandon:
+            assert isinstance(event, (Cut, Abandon))
+            actor = event.player
         if count is not None and count < 0:
             _negative(count)
         if self.phase == FINISHED and t is not MatchEnd:
             self._after_round_end(event)
-        if t is Penalty:
-            assert isinstance(event, Penalty)
-            actor: str | None = event.by or event.player
-        else:
-            actor = getattr(event, "player", None)
         if actor is not None and actor != self.last_actor:
             self._new_actor(actor)
         if t is Reshuffle:

@@ -20,7 +20,7 @@ from .fair import check_fair_deal
 from .partial import deal_partial
 from .plays import after_cards
 from .state import HIDDEN, PLAY, SETUP, State, begin_turn, first_seat, update_pile
-from .stock import check_card
+from .stock import all_known, check_card
 from .turns import known_player
 
 
@@ -86,7 +86,7 @@ def on_deal(s: State, ev: Deal) -> None:
             s.unseen = Counter()  # a partial log (FORMAT.md "Information levels")
         else:
             codes = hand or []
-            if set(codes).issubset(s.cards):  # canonical codes of this pack
+            if all_known(s, codes):  # canonical codes of this pack
                 cards = list(codes)
             else:
                 cards = [check_card(s, c, f"{p}'s dealt hand") for c in codes]
@@ -127,7 +127,7 @@ def on_deal(s: State, ev: Deal) -> None:
     if ev.stock is not None:
         stock = (
             list(ev.stock)
-            if set(ev.stock).issubset(s.cards)
+            if all_known(s, ev.stock)
             else [check_card(s, c, "deal.stock") for c in ev.stock]
         )
         for c in stock:
