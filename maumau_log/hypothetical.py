@@ -101,7 +101,8 @@ def try_action(engine: Engine, text: str) -> dict[str, Any]:
     ev = complete(engine, parse_action(text))
     probe = _copy(engine)
     legal_actions = [str(a) for a in _copy(probe).legal_actions()]
-    expected = probe.describe_legal() if legal_actions else "nothing (the round is over)"
+    # the engine's words: "the deal" before it, "nothing (the round is over)" after the end
+    expected = probe.describe_legal()
     result: dict[str, Any] = {
         "legal": False,
         "code": None,

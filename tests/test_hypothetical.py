@@ -248,3 +248,20 @@ def test_legal_actions_while_a_draw_previous_is_owed() -> None:
         "missed_penalty",
         "p1 passes but first owes an effect draw of 4",
     )
+
+
+def test_at_the_header_the_legal_answer_is_the_deal() -> None:
+    """Session-4 leftover: ``--at 0 --try`` (the state after the header, before the deal)
+    said "nothing (the round is over)"; what is legal there is the deal itself."""
+    f = str(
+        Path(__file__).resolve().parent.parent / "sample_logs/valid/classic_2p_handwritten.jsonl"
+    )
+    r = runner.invoke(app, ["game", f, "t7-000123", "--at", "0", "--try", "ana plays 7H",
+                            "--json"])  # fmt: skip
+    assert r.exit_code == 1, r.output
+    got = json.loads(r.stdout)
+    assert (got["legal"], got["expected"], got["legal_actions"]) == (False, "the deal", [])
+    assert got["message"] == "ana plays 7H before the deal"
+    # after round_end (event 20 of 20): the engine's words for what may follow
+    r = runner.invoke(app, ["game", f, "t7-000123", "--try", "ana plays 7H", "--json"])
+    assert json.loads(r.stdout)["expected"] == "nothing but match_end, or the next game's header"

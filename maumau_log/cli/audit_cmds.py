@@ -19,7 +19,7 @@ import polars as pl
 import pyarrow as pa
 import typer
 from rich import box
-from rich.console import Console
+from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
@@ -61,19 +61,53 @@ GROUPED = ("ruleset", "players")
 ruleset label and table size), so a long ruleset label is never cut in a narrow column."""
 
 
-def _test_cell(f: Finding, prefix: str, evidence: str) -> Text:
-    """A test's first cell: the check on its own line (never broken: the column is as wide
-    as the table allows and a check name is one word), the subject, then the finding
-    wrapped at spaces, then the evidence games."""
-    text = Text()
-    text.append(f"{f.section}: {f.check}", style="bold")
-    text.append("\n" + clean(f.subject), style="cyan")
-    summary = prefix + clean(f.summary or "")
-    if summary:
-        text.append("\n" + summary, style="red" if prefix else "")
-    if evidence:
-        text.append("\n" + clean(evidence), style="dim")
-    return text
+def _evidence(f: Finding) -> str:
+    games = [str(g) for g in f.evidence.get("games", [])]
+    return " ".join(games[:5]) + (" ..." if len(games) > 5 else "")
+
+
+def _number_line(first: Text, numbers: tuple[str, ...], widths: list[int]) -> Table:
+    """One line: ``first`` on the left (folded only if it is longer than the line), the
+    numbers right-aligned in columns of ``widths`` characters."""
+    line = Table.grid(expand=True, padding=(0, 0, 0, 2))
+    line.add_column(ratio=1, overflow="fold")
+    for w in widths:
+        line.add_column(justify="right", no_wrap=True, width=w + 2)  # with its padding
+    line.add_row(first, *(Text(n) for n in numbers))
+    return line
+
+
+def _finding_table(
+    title: str,
+    heading: str,
+    number_heads: tuple[str, ...],
+    rows: list[tuple[Finding, str, str, tuple[str, ...]]],
+) -> Table:
+    """The flags or the tests: per finding, the check with its numbers on one line, then
+    the subject, the finding and the evidence games on lines of the table's whole width
+    (a long player id or ruleset label folds only where it is longer than the line,
+    never inside a narrow column; session-4 leftover).
+
+    Args:
+        rows: ``(finding, prefix of its summary, evidence text, its numbers as text)``;
+            the numbers go under ``number_heads``, one each.
+    """
+    widths = [
+        max(len(head), *(len(numbers[i]) for *_, numbers in rows))
+        for i, head in enumerate(number_heads)
+    ]
+    table = Table(title=title, box=box.SIMPLE_HEAD, highlight=False, expand=True)
+    table.add_column(_number_line(Text(heading), number_heads, widths), overflow="fold")
+    for f, prefix, evidence, numbers in rows:
+        text = Text(clean(f.subject), style="cyan")
+        summary = prefix + clean(f.summary or "")
+        if summary:
+            text.append("\n" + summary, style="red" if prefix else "")
+        if evidence:
+            text.append("\n" + clean(evidence), style="dim")
+        check = Text(f"{f.section}: {f.check}", style="bold")
+        table.add_row(Group(_number_line(check, numbers, widths), text))
+    return table
 
 
 def _table_cell(value: object) -> Text:
@@ -95,32 +129,33 @@ def _text_report(report: AuditReport) -> None:
         f"Holm-corrected at alpha {report.alpha} (min {report.min_games:,} games per test)",
         highlight=False,
     )
-    flags = Table(
-        title=f"Flags ({len(report.flags):,})", box=box.SIMPLE_HEAD, highlight=False, expand=True
-    )
-    flags.add_column("check, subject, finding, evidence games", overflow="fold", ratio=1)
-    flags.add_column("p (Holm)", justify="right", no_wrap=True)
-    for f in report.flags:
-        games = f.evidence.get("games", [])
-        evidence = " ".join(games[:5]) + (" ..." if len(games) > 5 else "")
-        flags.add_row(_test_cell(f, "FLAG ", evidence), Text(_fmt_p(f.p_adjusted)))
     if report.flags:
-        _print(flags)
-    tests = Table(title="Tests run", box=box.SIMPLE_HEAD, highlight=False, expand=True)
-    tests.add_column("check, subject, result", overflow="fold", ratio=1)
-    for col in ("games", "p", "p (Holm)"):
-        tests.add_column(col, justify="right", no_wrap=True)
-    for f in report.findings:
-        if f.skipped:
-            continue
-        tests.add_row(
-            _test_cell(f, "FLAG " if f.flagged else "", ""),
-            Text(f"{f.games:,}"),
-            Text(_fmt_p(f.p_value)),
-            Text(_fmt_p(f.p_adjusted)),
+        _print(
+            _finding_table(
+                f"Flags ({len(report.flags):,})",
+                "check, subject, finding, evidence games",
+                ("p (Holm)",),
+                [(f, "FLAG ", _evidence(f), (_fmt_p(f.p_adjusted),)) for f in report.flags],
+            )
         )
     if report.tested:
-        _print(tests)
+        _print(
+            _finding_table(
+                "Tests run",
+                "check, subject, result",
+                ("games", "p", "p (Holm)"),
+                [
+                    (
+                        f,
+                        "FLAG " if f.flagged else "",
+                        "",
+                        (f"{f.games:,}", _fmt_p(f.p_value), _fmt_p(f.p_adjusted)),
+                    )
+                    for f in report.findings
+                    if not f.skipped
+                ],
+            )
+        )
     line = skipped_line(report)
     if line:
         err.print(line, highlight=False)

@@ -1,0 +1,34 @@
+"""Leftovers of the session-4 tester's findings, each with the value it must give now."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+import maumau_log.cli.audit_cmds  # noqa: F401
+from maumau_log.cli import app
+from maumau_log.records import ingest
+from maumau_log.sim import simulate, write_games
+
+runner = CliRunner()
+LONG_ID = "player-" + "x" * 60  # 67 characters: more than the old first column's 48
+
+
+def test_audit_at_80_columns_keeps_a_long_player_id_on_one_line(tmp_path: Path) -> None:
+    plain = tmp_path / "plain.jsonl"
+    with open(plain, "wb") as fh:
+        write_games(simulate("classic", 4, 80, seed=5), fh)
+    log = tmp_path / "long.jsonl"
+    log.write_bytes(plain.read_bytes().replace(b'"p1"', f'"{LONG_ID}"'.encode()))
+    ingest([log], tmp_path / "ds", jobs=1)
+    res = runner.invoke(app, ["audit", str(tmp_path / "ds")], env={"COLUMNS": "80"})
+    assert res.exit_code in (0, 1), res.output
+    lines = [line.rstrip() for line in res.stdout.splitlines()]
+    assert max(len(line) for line in lines) <= 80
+    # the subject of p2's catches by the long-named player, whole on its line
+    assert f"  p2 <- {LONG_ID}" in lines
+    assert not any(line.strip() == LONG_ID[:48] for line in lines)  # never cut at 48
+    # each check's numbers on the check's own line: 80 games, p, Holm p
+    rows = [line for line in lines if line.startswith("  catches: never_caught ")]
+    assert len(rows) == 12 and all(line.split()[2] == "80" for line in rows), rows
