@@ -30,6 +30,7 @@ Test vectors are in ``schemas/shuffle-vectors.json``.
 from __future__ import annotations
 
 import hashlib
+import operator
 import struct
 from collections.abc import Mapping, Sequence
 from typing import Final
@@ -43,6 +44,8 @@ _FOUR_WORDS: Final = struct.Struct(">4Q")
 _LIMITS: Final = [0, 0] + [_TWO64 - (_TWO64 % n) for n in range(2, 1024)]
 # the counters of step 2 as 8 big-endian bytes, for the first blocks (a pack or two)
 _COUNTERS: Final = [k.to_bytes(8, "big") for k in range(64)]
+# the unpackers of step 2 for 0 .. 63 blocks of four words
+_UNPACK: Final = [struct.Struct(f">{4 * b}Q") for b in range(64)]
 
 
 def commitment(seed: str) -> str:
@@ -69,19 +72,11 @@ def shuffled(cards: Sequence[Card], seed: str) -> list[Card]:
     # word, only when one is rejected (the same stream, read the same way)
     blocks = (size + 2) // 4
     words = _words(base, 0, blocks)
-    if size < len(_LIMITS):
-        limits = _LIMITS
-        clean = True
-        for k in range(size - 1):  # word k serves n = size - k
-            if words[k] >= limits[size - k]:
-                clean = False
-                break
-        if clean:
-            for k in range(size - 1):
-                i = size - 1 - k
-                j = words[k] % (i + 1)
-                out[i], out[j] = out[j], out[i]
-            return out
+    ns = range(size, 1, -1)  # n = i + 1 for i from len - 1 down to 1
+    if size < len(_LIMITS) and all(map(operator.lt, words, map(_LIMITS.__getitem__, ns))):
+        for i, j in zip(range(size - 1, 0, -1), map(operator.mod, words, ns), strict=True):
+            out[i], out[j] = out[j], out[i]
+        return out
     sha256 = hashlib.sha256
     counter = blocks
     pos = 0
@@ -114,6 +109,8 @@ def _words(base: bytes, first: int, blocks: int) -> tuple[int, ...]:
             for k in range(first, first + blocks)
         ]
     )
+    if blocks < len(_UNPACK):
+        return _UNPACK[blocks].unpack(data)
     return struct.unpack(f">{4 * blocks}Q", data)
 
 
