@@ -2,9 +2,10 @@
 
 The compiled build is optional (issue 12). ``pip install -e ".[dev]"`` (or a wheel build)
 runs this hook: with a C compiler and the Python headers it compiles
-``maumau_log/engine/*.py`` and the OpenSpiel import's port and conversion (:data:`EXTRA`),
-the same source, into extension modules beside the ``.py`` files, which Python then imports
-first; without a compiler, or when compiling fails, it says so and the install goes on in pure
+``maumau_log/engine/*.py`` and :data:`EXTRA` (the OpenSpiel import's port and conversion,
+and the modules the engine calls per game, ``shuffle.py`` and ``scoring.py``), the same
+source, into extension modules beside the ``.py`` files, which Python then imports first;
+without a compiler, or when compiling fails, it says so and the install goes on in pure
 Python. ``MAUMAU_LOG_NO_COMPILE=1`` skips it.
 ``maumau_log.engine.COMPILED`` and ``maumau_log.openspiel.COMPILED`` say which build runs
 (``maumau_log/_select.py`` makes the choice; ``MAUMAU_LOG_PURE_PYTHON=1`` forces the
@@ -31,7 +32,13 @@ ROOT = Path(__file__).resolve().parent
 ENGINE = ROOT / "maumau_log" / "engine"
 # never compiled: the package's __init__ and the pure-Python switch
 INTERPRETED = {"__init__.py", "_select.py"}
-EXTRA = ["openspiel/port.py", "openspiel/convert.py", "openspiel/lines.py"]
+EXTRA = [
+    "openspiel/port.py",
+    "openspiel/convert.py",
+    "openspiel/lines.py",
+    "shuffle.py",
+    "scoring.py",
+]
 """Modules compiled besides the engine, under ``maumau_log/`` (``maumau_log._select.EXTRA``
 names the same: the pure-Python switch must know every compiled module)."""
 GROUP = "maumau_log.engine"

@@ -1,14 +1,15 @@
 """Choose between the compiled and the pure-Python modules (issue 12).
 
 The compiled build (mypyc, ``hatch_build.py``) puts extension modules beside the ``.py``
-files of :data:`COMPILABLE` (the engine package, the OpenSpiel port and conversion); Python
-imports an extension module before the source of the same name. With ``MAUMAU_LOG_PURE_PYTHON=1`` in
-the environment, a finder placed first on ``sys.meta_path`` loads those modules from their
-``.py`` source instead, so CI runs the whole suite against both builds from one install. An
-extension older than its ``.py`` file (the source was edited or merged after the build)
-would run stale code: then every compilable module runs from source, with a warning
-(rebuild with ``python hatch_build.py``). Imported by ``maumau_log/__init__.py``, so it is
-in place before any of those modules is; this module is never compiled.
+files of the engine package and of :data:`EXTRA` (the OpenSpiel port and conversion, the
+fair shuffle and the round scores); Python imports an extension module before the source of
+the same name. With ``MAUMAU_LOG_PURE_PYTHON=1`` in the environment, a finder placed first on
+``sys.meta_path`` loads those modules from their ``.py`` source instead, so CI runs the
+whole suite against both builds from one install. An extension older than its ``.py`` file
+(the source was edited or merged after the build) would run stale code: then every
+compilable module runs from source, with a warning (rebuild with ``python hatch_build.py``).
+Imported by ``maumau_log/__init__.py``, so it is in place before any of those modules is;
+this module is never compiled.
 """
 
 from __future__ import annotations
@@ -28,9 +29,13 @@ PACKAGE = __name__.rpartition(".")[0]
 ENGINE = PACKAGE + ".engine"
 ENGINE_INTERPRETED = ("__init__", "_select")
 """Engine modules never compiled (the package's ``__init__`` and its re-export of this)."""
-EXTRA = tuple(PACKAGE + ".openspiel." + m for m in ("port", "convert", "lines"))
+EXTRA = tuple(
+    PACKAGE + "." + m
+    for m in ("openspiel.port", "openspiel.convert", "openspiel.lines", "shuffle", "scoring")
+)
 """Compiled modules outside the engine package: the OpenSpiel port and the conversion of its
-trace into log lines (``hatch_build.EXTRA`` lists the same)."""
+trace into log lines, the fair shuffle and the round scores (``hatch_build.EXTRA`` lists the
+same)."""
 PURE = os.environ.get("MAUMAU_LOG_PURE_PYTHON", "") not in ("", "0")
 
 

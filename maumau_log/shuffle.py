@@ -42,6 +42,10 @@ _TWO64: Final = 1 << 64
 _FOUR_WORDS: Final = struct.Struct(">4Q")
 # the rejection limit of step 3 for n = 0 .. 1023 (0 and 1 unused)
 _LIMITS: Final = [0, 0] + [_TWO64 - (_TWO64 % n) for n in range(2, 1024)]
+# the counters of step 2 as 8 big-endian bytes, for the first blocks (a pack or two)
+_COUNTERS: Final = [k.to_bytes(8, "big") for k in range(64)]
+# the unpackers of step 2 for 0 .. 63 blocks of four words
+_UNPACK: Final = [struct.Struct(f">{4 * b}Q") for b in range(64)]
 
 
 def commitment(seed: str) -> str:
@@ -98,9 +102,15 @@ def _words(base: bytes, first: int, blocks: int) -> tuple[int, ...]:
     if blocks <= 0:
         return ()
     sha256 = hashlib.sha256
+    counters = _COUNTERS
     data = b"".join(
-        [sha256(base + k.to_bytes(8, "big")).digest() for k in range(first, first + blocks)]
+        [
+            sha256(base + (counters[k] if k < 64 else k.to_bytes(8, "big"))).digest()
+            for k in range(first, first + blocks)
+        ]
     )
+    if blocks < len(_UNPACK):
+        return _UNPACK[blocks].unpack(data)
     return struct.unpack(f">{4 * blocks}Q", data)
 
 

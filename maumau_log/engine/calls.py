@@ -32,7 +32,10 @@ from .turns import known_player
 
 def normalize_call(word: str) -> str:
     """Fold a call word for comparison: case, hyphens and spaces ignored (PRESETS.md ruling 9)."""
-    return word.lower().translate(_FOLD)
+    folded = word.lower()
+    if " " in folded or "-" in folded or "_" in folded:  # (translate is a slow path)
+        folded = folded.translate(_FOLD)
+    return folded
 
 
 _FOLD = str.maketrans("", "", " -_")

@@ -114,22 +114,23 @@ class Engine(State):
                     self.words = set()
             on_draw(self, event)
             return
-        # then the other events of one player with no count, with the same checks
-        if isinstance(event, Call):
+        # then the other events of one player with no count, with the same checks (exact
+        # types: a subclass of an event type is no event, and fails below as unknown)
+        if type(event) is Call:
             if self.phase == FINISHED:
                 self._after_round_end(event)
             if event.player != self.last_actor:
                 self._new_actor(event.player)
             on_call(self, event)
             return
-        if isinstance(event, Pass):
+        if type(event) is Pass:
             if self.phase == FINISHED:
                 self._after_round_end(event)
             if event.player != self.last_actor:
                 self._new_actor(event.player)
             on_pass(self, event)
             return
-        if isinstance(event, SuitChoice):
+        if type(event) is SuitChoice:
             if self.phase == FINISHED:
                 self._after_round_end(event)
             if event.player != self.last_actor:
@@ -143,30 +144,46 @@ class Engine(State):
             if self.phase == FINISHED:
                 self._after_round_end(event)
             fail("missing_header", "a header inside a game", "FORMAT.md Files")
-        count = getattr(event, "count", None)
+        # the count and the actor by type (getattr with a default would raise and catch an
+        # AttributeError for every event without the field)
+        count: int | None = None
+        actor: str | None = None
+        if t is Penalty:
+            assert isinstance(event, Penalty)
+            count = event.count
+            actor = event.by or event.player
+        elif t is Reshuffle:
+            assert isinstance(event, Reshuffle)
+            count = event.count
+        elif t is Cut or t is Abandon:
+            assert isinstance(event, (Cut, Abandon))
+            actor = event.player
         if count is not None and count < 0:
             _negative(count)
         if self.phase == FINISHED and t is not MatchEnd:
             self._after_round_end(event)
-        if isinstance(event, Penalty):
-            actor: str | None = event.by or event.player
-        else:
-            actor = getattr(event, "player", None)
         if actor is not None and actor != self.last_actor:
             self._new_actor(actor)
-        if isinstance(event, Penalty):
-            on_penalty(self, event)
-        elif isinstance(event, Reshuffle):
+        if t is Reshuffle:
+            assert isinstance(event, Reshuffle)
             on_reshuffle(self, event)
-        elif isinstance(event, Deal):
+        elif t is Deal:
+            assert isinstance(event, Deal)
             on_deal(self, event)
-        elif isinstance(event, RoundEnd):
+        elif t is RoundEnd:
+            assert isinstance(event, RoundEnd)
             on_round_end(self, event)
-        elif isinstance(event, MatchEnd):
+        elif t is Penalty:
+            assert isinstance(event, Penalty)
+            on_penalty(self, event)
+        elif t is MatchEnd:
+            assert isinstance(event, MatchEnd)
             on_match_end(self, event)
-        elif isinstance(event, Abandon):
+        elif t is Abandon:
+            assert isinstance(event, Abandon)
             on_abandon(self, event)
-        elif isinstance(event, Cut):
+        elif t is Cut:
+            assert isinstance(event, Cut)
             on_cut(self, event)
 
     def _new_actor(self, actor: str) -> None:

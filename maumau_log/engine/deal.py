@@ -11,7 +11,6 @@ first player had played it (ruling 1).
 
 from __future__ import annotations
 
-import operator
 from collections import Counter
 
 from ..cards import Card, canonical, is_card_code
@@ -21,7 +20,7 @@ from .fair import check_fair_deal
 from .partial import deal_partial
 from .plays import after_cards
 from .state import HIDDEN, PLAY, SETUP, State, begin_turn, first_seat, update_pile
-from .stock import check_card
+from .stock import all_known, check_card
 from .turns import known_player
 
 
@@ -64,7 +63,9 @@ def on_deal(s: State, ev: Deal) -> None:
     sizes = s.match.hand_sizes if s.match is not None else None
     for p in ev.hands:
         known_player(s, p, "deal.hands")
-    seen: Counter[Card] = Counter()
+    # card conservation: the copies seen, counted in a plain dict (a Counter's per-key
+    # __missing__ is a Python call in the compiled build)
+    seen: dict[Card, int] = {}
     for p in s.players:
         hand = ev.hands.get(p)
         if hand is None:
@@ -85,7 +86,7 @@ def on_deal(s: State, ev: Deal) -> None:
             s.unseen = Counter()  # a partial log (FORMAT.md "Information levels")
         else:
             codes = hand or []
-            if set(codes).issubset(s.cards):  # canonical codes of this pack
+            if all_known(s, codes):  # canonical codes of this pack
                 cards = list(codes)
             else:
                 cards = [check_card(s, c, f"{p}'s dealt hand") for c in codes]
@@ -100,10 +101,9 @@ def on_deal(s: State, ev: Deal) -> None:
                 f"{due} cards",
             )
         s.hands[p] = cards
-        if s.unseen is None:
-            seen.update(cards)
-        else:
-            seen.update(c for c in cards if c != HIDDEN)
+        for c in cards:
+            if c != HIDDEN:
+                seen[c] = seen.get(c, 0) + 1
     for p, taken in s.cut_taken.items():
         left = Counter(s.hands[p])
         for c in taken:
@@ -115,10 +115,10 @@ def on_deal(s: State, ev: Deal) -> None:
                 )
             left[c] -= 1
     starter = check_card(s, ev.starter, "deal.starter")
-    seen[starter] += 1
+    seen[starter] = seen.get(starter, 0) + 1
     pack = rules.pack_counts
     if s.unseen is not None:
-        deal_partial(s, seen, pack, starter)
+        deal_partial(s, Counter(seen), pack, starter)
         s.discard = [starter]
         s.phase = PLAY
         start(s, starter)
@@ -127,24 +127,27 @@ def on_deal(s: State, ev: Deal) -> None:
     if ev.stock is not None:
         stock = (
             list(ev.stock)
-            if set(ev.stock).issubset(s.cards)
+            if all_known(s, ev.stock)
             else [check_card(s, c, "deal.stock") for c in ev.stock]
         )
-        seen.update(stock)
-    over = (
-        sorted(c for c in seen if seen[c] > pack[c])
-        if any(map(operator.gt, seen.values(), map(pack.__getitem__, seen)))
-        else []
-    )
+        for c in stock:
+            seen[c] = seen.get(c, 0) + 1
+    over = [c for c, k in seen.items() if k > pack.get(c, 0)]
+    over.sort()
     if over:
         fail(
             "duplicate_card",
-            "the deal holds " + "; ".join(_copies(s, c, ev, seen[c], pack[c]) for c in over[:5]),
+            "the deal holds "
+            + "; ".join(_copies(s, c, ev, seen[c], pack.get(c, 0)) for c in over[:5]),
             "FORMAT.md Cards (card conservation)",
         )
     if ev.stock is not None:
         # nothing is over the pack here: something is missing exactly when too few are seen
-        missing = sorted((pack - seen).elements()) if seen.total() < len(rules.pack) else []
+        missing = (
+            sorted((pack - Counter(seen)).elements())
+            if sum(seen.values()) < len(rules.pack)
+            else []
+        )
         if missing:
             fail(
                 "duplicate_card",
@@ -155,14 +158,14 @@ def on_deal(s: State, ev: Deal) -> None:
         s.stock = stock[::-1]
         s.stock_ordered = True
     elif s.fair_seed is None or s.cut_taken:
-        s.stock = sorted((pack - seen).elements())
+        s.stock = sorted((pack - Counter(seen)).elements())
         s.stock_ordered = False
     if s.fair_seed is not None and not s.cut_taken:
         try:  # sets the stock in the seed's order
             check_fair_deal(s, ev, starter, sizes or {p: size for p in s.players})
         except RuleViolation:
             if ev.stock is None:  # the state at the violation: the stock as dealt, unordered
-                s.stock = sorted((pack - seen).elements())
+                s.stock = sorted((pack - Counter(seen)).elements())
                 s.stock_ordered = False
             raise
     if s.cards[starter].redeal:

@@ -140,8 +140,10 @@ class State:
     event_index: int  # the index of the event being applied (header = 0)
     first_action_done: bool  # a turn action was made this round (ruling 23)
     # --- counters a replay's visitors read
-    turns: Counter[str]  # turns begun, per player
-    skipped: Counter[str]  # turns lost to a skip card, per player
+    # (turns and skipped: plain dicts holding every player, 0 at the start; a Counter's
+    # item assignment is a Python-level call, once per turn)
+    turns: dict[str, int]  # turns begun, per player
+    skipped: dict[str, int]  # turns lost to a skip card, per player
     call_faults: Counter[str]  # calls missed or wrong (caught or not), per player
 
     def __init__(self, rules: Ruleset, header: Game, match: RoundContext | None = None) -> None:
@@ -229,8 +231,8 @@ class State:
         self.last_player = None
         self.last_turn_actor = None
         self.prev_turn_actor = None
-        self.turns = Counter()
-        self.skipped = Counter()
+        self.turns = dict.fromkeys(self.players, 0)
+        self.skipped = dict.fromkeys(self.players, 0)
         self.call_faults = Counter()
 
     @property

@@ -19,6 +19,14 @@ from .partial import take_partial
 from .state import HIDDEN, OUT, PLAY, State
 
 
+def all_known(s: State, codes: list[str]) -> bool:
+    """True when every code is a canonical code of this pack (then :func:`check_card` has
+    nothing to do; a loop of dict look-ups, where ``set(codes).issubset(s.cards)`` would
+    first copy the pack's keys into a set)."""
+    table = s.cards
+    return all(c in table for c in codes)  # a loop in the compiled build
+
+
 def check_card(s: State, card: str, where: str) -> Card:
     """``card`` as this pack's canonical code.
 
@@ -207,7 +215,7 @@ def on_reshuffle(s: State, ev: Reshuffle) -> None:
     if ev.stock is not None:
         new = (
             list(ev.stock)
-            if set(ev.stock).issubset(s.cards)
+            if all_known(s, ev.stock)
             else [check_card(s, c, "reshuffle.stock") for c in ev.stock]
         )
         if sorted(new) != sorted(under):
