@@ -188,57 +188,70 @@ def ingest(
             on_plan(len(shards))
         results = runner(shards, task) if runner is not None else local_results(shards, task, jobs)
         touched: set[str] = set()
-        for res in results:
-            if isinstance(res, ShardFailure):
-                if res.write is not None:  # a worker could not write: the machine's fault
-                    rel, code, why = res.write
-                    raise write_error(writer.root, OSError(code, why), str(writer.root / rel))
-                summary.failed.append(str(res))
+        try:
+            for res in results:
+                if isinstance(res, ShardFailure):
+                    if res.write is not None:  # a worker could not write: the machine's fault
+                        rel, code, why = res.write  # pyarrow's OSError may have no errno
+                        exc = OSError(code, why) if why else OSError(res.error)
+                        raise write_error(writer.root, exc, str(writer.root / rel))
+                    summary.failed.append(str(res))
+                    if on_shard is not None:
+                        on_shard(res)
+                    continue
+                if res.unreadable is not None:
+                    if res.unreadable.line is not None:
+                        raise res.unreadable
+                    summary.unreadable.append(str(res.unreadable))  # issue 15: the rest goes on
+                    continue
+                drop: set[str] = set()
+                stored = known.lookup(g.key for g in res.games)
+                new: dict[str, tuple[int, str, int]] = {}
+                for g in res.games:
+                    summary.games += 1
+                    summary.events += g.events
+                    if g.violation is not None:
+                        summary.invalid += 1
+                        summary.violations.append(g.violation)
+                    if keep_game_ids:
+                        summary.game_ids.append(g.key)
+                    if on_report is not None:
+                        on_report(g)
+                    before = stored.get(g.key)  # in the dataset, or in an earlier shard
+                    seen = before or new.get(g.key)
+                    if seen is not None:
+                        if seen[0] == g.content_hash:
+                            summary.duplicates += 1
+                        else:
+                            summary.conflicts.append(
+                                Conflict(g.key, g.file, g.line, seen[1], seen[2])
+                            )
+                        if before is not None:  # the shard's rows of this id go
+                            drop.add(g.key)
+                        # else an earlier game of this very shard: the shard kept that first
+                        # copy's rows only (collector.end_game), which stay
+                        continue
+                    assert g.content_hash is not None
+                    new[g.key] = (g.content_hash, g.file, g.line)
+                    summary.added += 1
+                    if g.match_id is not None:
+                        touched.add(g.match_id)
+                known.add(new)
+                for (ruleset, date), tables in res.tables.items():
+                    writer.write(ruleset, date, _without(tables, drop))
+                for (name, ruleset, date), (rel, rows) in res.staged.items():
+                    if drop:  # rare: the staged rows less the dropped games, written here
+                        staged = pq.read_table(writer.tmp / rel, schema=SCHEMAS[name])
+                        writer.write(ruleset, date, _without({name: staged}, drop))
+                    else:
+                        writer.adopt(name, rel, rows)
                 if on_shard is not None:
                     on_shard(res)
-                continue
-            if res.unreadable is not None:
-                if res.unreadable.line is not None:
-                    raise res.unreadable
-                summary.unreadable.append(str(res.unreadable))  # issue 15: the rest goes on
-                continue
-            drop: set[str] = set()
-            stored = known.lookup(g.key for g in res.games)
-            new: dict[str, tuple[int, str, int]] = {}
-            for g in res.games:
-                summary.games += 1
-                summary.events += g.events
-                if g.violation is not None:
-                    summary.invalid += 1
-                    summary.violations.append(g.violation)
-                if keep_game_ids:
-                    summary.game_ids.append(g.key)
-                if on_report is not None:
-                    on_report(g)
-                seen = stored.get(g.key) or new.get(g.key)
-                if seen is not None:
-                    if seen[0] == g.content_hash:
-                        summary.duplicates += 1
-                    else:
-                        summary.conflicts.append(Conflict(g.key, g.file, g.line, seen[1], seen[2]))
-                    drop.add(g.key)
-                    continue
-                assert g.content_hash is not None
-                new[g.key] = (g.content_hash, g.file, g.line)
-                summary.added += 1
-                if g.match_id is not None:
-                    touched.add(g.match_id)
-            known.add(new)
-            for (ruleset, date), tables in res.tables.items():
-                writer.write(ruleset, date, _without(tables, drop))
-            for (name, ruleset, date), (rel, rows) in res.staged.items():
-                if drop:  # rare: the staged rows less the dropped games, written here
-                    staged = pq.read_table(writer.tmp / rel, schema=SCHEMAS[name])
-                    writer.write(ruleset, date, _without({name: staged}, drop))
-                else:
-                    writer.adopt(name, rel, rows)
-            if on_shard is not None:
-                on_shard(res)
+        finally:  # the workers stopped before the writer's abort removes the staging
+            # folder on an error (else one still writing recreates it; review, session 5)
+            close = getattr(results, "close", None)
+            if close is not None:
+                close()
         update_matches(writer, touched)
         summary.rows = dict(writer.rows)
         writer.commit(

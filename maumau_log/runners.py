@@ -52,6 +52,10 @@ class ShardTask:
         rules_file_options: options of a ``--rules`` file, or None.
         collect: build the dataset's tables.
         ingested_at: the ingest's time.
+        stage: the ingest's staging folder (an absolute path) where the worker writes its
+            shard's :data:`STAGED_TABLES` itself (:func:`stage_tables`), or None (the
+            tables travel back with the result).
+        stage_id: the ingest's id, part of the staged files' names.
     """
 
     rules_file_options: Mapping[str, Any] | None = None
@@ -236,14 +240,19 @@ def merge_order(
         shards: the shards with their data (Ray hands results without it), or None.
     """
     states: dict[str, MatchState] = {}
-    for res in results:
-        if isinstance(res, ShardResult) and res.match_ids & states.keys():
-            shard = shards[res.shard.index] if shards is not None else res.shard
-            res = task(shard, {m: states[m] for m in res.match_ids if m in states})
-        if isinstance(res, ShardResult):
-            states.update(res.matches)
-            res.matches = {}
-        yield res
+    try:
+        for res in results:
+            if isinstance(res, ShardResult) and res.match_ids & states.keys():
+                shard = shards[res.shard.index] if shards is not None else res.shard
+                res = task(shard, {m: states[m] for m in res.match_ids if m in states})
+            if isinstance(res, ShardResult):
+                states.update(res.matches)
+                res.matches = {}
+            yield res
+    finally:  # closed early (an error, Ctrl-C): stop the runner's workers now, not at GC
+        close = getattr(results, "close", None)
+        if close is not None:
+            close()
 
 
 def local_results(shards: Sequence[Shard], task: ShardTask, jobs: int) -> Iterator[Outcome]:

@@ -14,8 +14,8 @@ parameter whose typer has none is left alone.
 
 Which values are taken directly, and the value typer's adapter gives for them:
 
-- ``str``: a ``str`` (itself); ``bool``: a ``bool`` (typer passes the flags' values by
-  already, but not those of the ``--help`` options it makes per invocation);
+- ``str``: a ``str`` (itself); ``bool``: a ``bool`` (typer passes the flags' values by itself
+  already converted, but not those of the ``--help`` options it makes per invocation);
 - ``Path`` (without ``path_type``): a ``str`` becomes ``Path(value)``, then typer's own path
   checks run (``typer._param_types.coerce_cli_path``: exists, file/dir, readable...);
 - ``int``: an ``int``, or ASCII digits (``int(value)``), within ``min``/``max`` (no clamp);

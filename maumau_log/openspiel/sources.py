@@ -90,6 +90,12 @@ def _read_json_lines(name: str, lines: list[str]) -> Iterator[SourceGame | OpenS
             except json.JSONDecodeError as exc:
                 yield OpenSpielImportError(f"not valid JSON: {exc.msg}", name, i, number)
                 continue
+            except RecursionError:
+                yield OpenSpielImportError("not valid JSON: nested too deeply", name, i, number)
+                continue
+        except RecursionError:  # msgspec's own depth limit (review, session 5)
+            yield OpenSpielImportError("not valid JSON: nested too deeply", name, i, number)
+            continue
         if not isinstance(obj, dict) or not isinstance(obj.get("game"), str):
             yield OpenSpielImportError(
                 'expected an object {"game": "<game string>", "history": [<action ids>]}',
