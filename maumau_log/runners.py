@@ -18,6 +18,7 @@ as a :class:`~maumau_log.shard.ShardFailure`; the others go on.
 
 from __future__ import annotations
 
+import itertools
 import os
 import signal
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -183,28 +184,43 @@ def _alone(task: ShardTask, shard: Shard) -> Outcome:
         _kill(pool)
 
 
-def pool_results(shards: Sequence[Shard], task: ShardTask, jobs: int) -> Iterator[Outcome]:
-    """Run the shards on a pool of ``jobs`` worker processes; yield in shard order."""
-    if jobs <= 1 or len(shards) <= 1:
-        yield from serial_results(shards, task)
+def pool_results(shards: Iterable[Shard], task: ShardTask, jobs: int) -> Iterator[Outcome]:
+    """Run the shards on a pool of ``jobs`` worker processes; yield in shard order.
+
+    ``shards`` is read as the window has room (a lazy :class:`~maumau_log.shard.ShardPlan`
+    plans its later files while the workers replay the first shards)."""
+    feed = iter(shards)
+    head = list(itertools.islice(feed, 2))
+    if jobs <= 1 or len(head) <= 1:
+        yield from serial_results(itertools.chain(head, feed), task)
         return
+    feed = itertools.chain(head, feed)
     window = 4 * jobs  # see the module docstring
     pool = _pool(jobs)
+    held: dict[int, Shard] = {}  # submitted and not yet yielded, by position
     flight: dict[int, Future[Outcome]] = {}
     done: dict[int, Outcome] = {}
     nxt = 0  # next shard to submit
     want = 0  # next shard to yield
+    more = True  # ``feed`` may hold more shards
     try:
-        while want < len(shards):
+        while more or want < nxt:
             try:
-                while nxt < len(shards) and len(flight) + len(done) < window:
-                    flight[nxt] = pool.submit(task, shards[nxt])
+                while more and len(flight) + len(done) < window:
+                    shard = next(feed, None)
+                    if shard is None:
+                        more = False
+                        break
+                    held[nxt] = shard
+                    flight[nxt] = pool.submit(task, shard)
                     nxt += 1
                 if want in done:
+                    del held[want]
                     yield done.pop(want)
                     want += 1
                     continue
-                done[want] = flight.pop(want).result()
+                if want < nxt:
+                    done[want] = flight.pop(want).result()
             except BrokenProcessPool:
                 # a worker died: keep what finished, run the rest of the flight alone
                 suspects = []
@@ -218,7 +234,7 @@ def pool_results(shards: Sequence[Shard], task: ShardTask, jobs: int) -> Iterato
                 flight = {}
                 _kill(pool)
                 for i in sorted(set(suspects)):
-                    done[i] = _alone(task, shards[i])
+                    done[i] = _alone(task, held[i])
                 pool = _pool(jobs)
     finally:
         _kill(pool)
@@ -256,7 +272,8 @@ def merge_order(
 
 
 def local_results(shards: Sequence[Shard], task: ShardTask, jobs: int) -> Iterator[Outcome]:
-    """The local runner: ``jobs`` processes (1: this process), merged in order."""
+    """The local runner: ``jobs`` processes (1: this process), merged in order (``shards``
+    read in order as the workers need them, indexed only for a match replay)."""
     return merge_order(pool_results(shards, task, jobs), task, shards)
 
 
