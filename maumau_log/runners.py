@@ -124,9 +124,8 @@ def stage_tables(res: ShardResult, stage: str, stage_id: str) -> None:
             :class:`~maumau_log.shard.ShardFailure` with ``write`` set: the ingest stops
             with exit 2, nothing published).
     """
-    import pyarrow.parquet as pq
-
-    from .store import SCHEMAS, partition_dir, writer_options
+    from .store import partition_dir
+    from .store_writer import write_file
 
     for (ruleset, date), tables in res.tables.items():
         for name in STAGED_TABLES:
@@ -135,13 +134,8 @@ def stage_tables(res: ShardResult, stage: str, stage_id: str) -> None:
                 continue
             part = f"part-{stage_id}-s{res.shard.index:05d}.parquet"
             rel = f"{partition_dir(name, ruleset, date)}/{part}"
-            path = os.path.join(stage, rel)
-            tmp = f"{path}.{os.getpid()}.tmp"
             try:
-                os.makedirs(os.path.dirname(path), exist_ok=True)
-                meta = SCHEMAS[name].metadata
-                pq.write_table(table.replace_schema_metadata(meta), tmp, **writer_options(name))
-                os.replace(tmp, path)
+                write_file(name, table, os.path.join(stage, rel), atomic=True)
             except OSError as exc:
                 raise StagingError(rel, exc) from exc
             res.staged[(name, ruleset, date)] = (rel, table.num_rows)
