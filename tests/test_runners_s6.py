@@ -134,7 +134,7 @@ def test_the_bar_shows_no_total_until_the_plan_is_complete(
     monkeypatch.setattr(run_opts, "err", console)
     with run_opts.shard_progress(None, True) as tick:
         assert tick.bar is not None
-        prog, task = tick.bar
+        prog, _task = tick.bar
         assert prog.tasks[0].fields["of"] == ""  # "3 shards", never "3/None shards"
         tick.planned(7)
         assert prog.tasks[0].fields["of"] == "/7" and prog.tasks[0].total == 7
