@@ -1,6 +1,6 @@
 """Issue 11, session 6: shards planned lazily (the pool's workers start while the parent
 plans the rest), the progress bar before the plan is complete, the one Parquet write of a
-whole file, and the Ray tasks without their dead ``ShardFailure`` wrappers."""
+whole file, and the Ray tasks' ``ShardFailure`` guards (kept: not dead)."""
 
 from __future__ import annotations
 
@@ -161,24 +161,24 @@ def test_write_file_writes_the_table_schema_whole(tmp_path: Path) -> None:
     assert sorted(os.listdir(path.parent)) == ["part-x.parquet"]
 
 
-def test_ray_tasks_return_the_failure_the_shard_task_made(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The Ray tasks' own try/except was dead: ShardTask turns every bug into a
-    ShardFailure itself (the wrappers are gone; the failure still reaches the driver)."""
+def test_ray_tasks_turn_a_raising_task_into_its_shards_failure() -> None:
+    """The Ray tasks' guards are not dead: ShardTask catches its own errors, but a task
+    whose ``__call__`` raises before that (tests/test_ray.py's failing shard) must still
+    come back as that shard's failure, with the task's error (checked without Ray)."""
     from maumau_log import ray_runner
 
-    def broken(*args: object, **kwargs: object) -> None:
-        raise RuntimeError("boom")
+    class Boom(ShardTask):
+        def __call__(self, shard, matches=None):  # type: ignore[no-untyped-def]
+            raise MemoryError("simulated")
 
-    monkeypatch.setattr(shard_mod, "Replayer", broken)
     s = Shard(3, str(SAMPLES / "standard_4p.jsonl"))
-    res = ray_runner._run_one(ShardTask(), s)
-    assert isinstance(res, ShardFailure) and str(res) == f"{s.path}: RuntimeError: boom"
+    res = ray_runner._run_one(Boom(), s)
+    assert isinstance(res, ShardFailure) and str(res) == f"{s.path}: MemoryError: simulated"
     rows: dict[str, list[object]] = {n: [] for n in ray_runner._OUT_SCHEMA.names}
-    ray_runner._replay(ShardTask(), s, rows, 7)
+    ray_runner._replay(Boom(), s, rows, 7)
     assert rows["file"] == [7] and rows["shard"] == [3] and rows["ruleset"] == [""]
     meta = rows["meta"][0]
     assert isinstance(meta, bytes)
     back = pickle.loads(meta)
-    assert isinstance(back, ShardFailure) and back.error == "RuntimeError: boom"
+    assert isinstance(back, ShardFailure) and back.error == "MemoryError: simulated"
+    assert all(rows[c] == [None] for c in ray_runner._TABLE_COLUMNS)  # no tables
