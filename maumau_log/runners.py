@@ -201,12 +201,13 @@ def pool_results(shards: Iterable[Shard], task: ShardTask, jobs: int) -> Iterato
         while more or want < nxt:
             try:
                 while more and len(flight) + len(done) < window:
-                    shard = next(feed, None)
-                    if shard is None:
-                        more = False
-                        break
-                    held[nxt] = shard
-                    flight[nxt] = pool.submit(task, shard)
+                    if nxt not in held:  # else taken already, its submit broke: again
+                        shard = next(feed, None)
+                        if shard is None:
+                            more = False
+                            break
+                        held[nxt] = shard
+                    flight[nxt] = pool.submit(task, held[nxt])
                     nxt += 1
                 if want in done:
                     del held[want]
