@@ -27,8 +27,13 @@ import msgspec
 from .engine import FINISHED, Engine, RuleViolation
 from .events import (
     EVENT_DECODER,
+    Call,
+    Draw,
     Event,
     Game,
+    Pass,
+    Play,
+    SuitChoice,
     decode_event,
     encode_event,
     event_player,
@@ -65,6 +70,22 @@ __all__ = [
 _BAD_JSON_RULE = "FORMAT.md Files (one JSON object per line)"
 _encode_options = msgspec.json.Encoder().encode
 
+DECODED_LINE_BYTES = 96
+"""Lines up to this length of the turn's events (:data:`DECODED_TYPES`) are kept decoded
+per :class:`Replayer` (issue 12): a log repeats them
+(``{"type":"play","player":"p2","cards":["7H"]}``: 115,733 distinct lines of 1,375,051 in
+``bench_validate``'s file, the 3,000 most frequent 91% of them), and a dict look-up of the
+line's bytes costs a small part of msgspec's decode. The event for equal bytes is the
+same (decoding is a function of the bytes), so the replay is the same; events are frozen
+and neither the engine nor a visitor changes their lists, so one event may stand for many
+lines (``tests/test_replay_decoded.py``)."""
+DECODED_LINES = 4096
+"""At most this many lines are kept decoded (memory flat in the games: about 1 MiB); a log
+whose every line differs (a ``t`` or ``seq`` in each) fills it once and then only looks."""
+DECODED_TYPES = frozenset({Play, Draw, Pass, SuitChoice, Call})
+"""The events kept decoded: the turn's short, repeated ones (a header, a deal, a
+reshuffle, a penalty or a round's end is rarely repeated and is never kept)."""
+
 
 def _starts_game(raw: bytes) -> bool:
     """A line that is no event but starts a new game: a notation header that could not be
@@ -95,6 +116,8 @@ class Replayer:
         self.matches: dict[str, MatchState] = {}
         # header (ruleset, options) -> resolved ruleset: one dict look-up per game
         self._rules: dict[tuple[str, bytes], Ruleset] = {}
+        # a short line's bytes -> its event (DECODED_LINE_BYTES): one look-up, no decode
+        self._decoded: dict[bytes, Event] = {}
 
     # -- violations
 
@@ -163,19 +186,30 @@ class Replayer:
         """
         g: GameState | None = None
         decode = EVENT_DECODER.decode
+        decoded = self._decoded
+        known = decoded.get
         hooks = [v.event for v in self.visitors if not getattr(v, "lines_only", False)]
         keep = len(hooks) < len(self.visitors)  # a visitor wants report.lines instead
         try:
             for line_no, raw in lines:
-                try:
-                    ev = decode(raw)
-                except (msgspec.DecodeError, RecursionError) as exc:
-                    # OVERLONG and BadLine never decode: they take this way out too
-                    header = _starts_game(raw)
-                    if header and g is not None:
-                        yield self._finish(g)
-                    g = self._bad_line(name, None if header else g, header, line_no, raw, exc)
-                    continue
+                ev = known(raw)
+                if ev is None:
+                    try:
+                        ev = decode(raw)
+                    except (msgspec.DecodeError, RecursionError) as exc:
+                        # OVERLONG and BadLine never decode: they take this way out too
+                        # (and are never kept decoded: equal bytes would decode)
+                        header = _starts_game(raw)
+                        if header and g is not None:
+                            yield self._finish(g)
+                        g = self._bad_line(name, None if header else g, header, line_no, raw, exc)
+                        continue
+                    if (
+                        len(raw) <= DECODED_LINE_BYTES
+                        and len(decoded) < DECODED_LINES
+                        and type(ev) in DECODED_TYPES
+                    ):
+                        decoded[raw] = ev
                 if type(ev) is Game:
                     if g is not None:
                         yield self._finish(g)
