@@ -102,16 +102,15 @@ def encode_events(events: list[Any]) -> bytes:
         return b""
     lines, quoted, heads, tails = _LINES, _QUOTED, _DRAW_HEAD, _DRAW_TAIL
     out: list[bytes] = []
-    add = out.append
-    for ev in events:
-        kind = type(ev)
-        if kind is int:
-            add(lines[ev])
-        elif kind is Draw:
-            cards = b",".join(map(quoted.__getitem__, ev.cards))
-            add(heads[ev.player] + cards + tails[ev.reason])
+    for ev in events:  # out.append, not a bound-method local: compiled, a C call
+        if isinstance(ev, int):
+            out.append(lines[ev])
+        elif isinstance(ev, Draw):
+            drawn = ev.cards
+            cards = quoted[drawn[0]] if len(drawn) == 1 else b",".join([quoted[c] for c in drawn])
+            out.append(heads[ev.player] + cards + tails[ev.reason])
         else:
-            add(_encode(ev))
+            out.append(_encode(ev))
     out.append(b"")
     return b"\n".join(out)
 
