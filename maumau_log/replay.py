@@ -185,14 +185,20 @@ class Replayer:
             A :class:`GameReport` per game.
         """
         g: GameState | None = None
+        # the current game's hot fields in locals (issue 12: no attribute write per event);
+        # written back to ``g`` (count, last_line) before any method that reads them, and
+        # read again from ``g`` after any that may change them
+        count = 0  # g.count
+        last = 0  # g.last_line
+        live: Engine | None = None  # g.engine while events are checked (None: failed)
+        accepted: list[bytes] = []  # g.lines
         decode = EVENT_DECODER.decode
         decoded = self._decoded
-        known = decoded.get
         hooks = [v.event for v in self.visitors if not getattr(v, "lines_only", False)]
         keep = len(hooks) < len(self.visitors)  # a visitor wants report.lines instead
         try:
             for line_no, raw in lines:
-                ev = known(raw)
+                ev = decoded.get(raw)
                 if ev is None:
                     try:
                         ev = decode(raw)
@@ -200,9 +206,13 @@ class Replayer:
                         # OVERLONG and BadLine never decode: they take this way out too
                         # (and are never kept decoded: equal bytes would decode)
                         header = _starts_game(raw)
-                        if header and g is not None:
-                            yield self._finish(g)
+                        if g is not None:
+                            g.count, g.last_line = count, last
+                            if header:
+                                yield self._finish(g)
                         g = self._bad_line(name, None if header else g, header, line_no, raw, exc)
+                        count, last, accepted = g.count, g.last_line, g.lines
+                        live = None if g.failed else g.engine
                         continue
                     if (
                         len(raw) <= DECODED_LINE_BYTES
@@ -212,31 +222,44 @@ class Replayer:
                         decoded[raw] = ev
                 if type(ev) is Game:
                     if g is not None:
+                        g.count, g.last_line = count, last
                         yield self._finish(g)
                     g = self._start(name, line_no, ev, raw)
+                    count, last, accepted = g.count, g.last_line, g.lines
+                    live = None if g.failed else g.engine
                     continue
                 if g is None:
                     g = self._orphan(name, line_no)
-                index = g.count
-                g.count = index + 1
-                g.last_line = line_no
-                if g.failed:
+                    count, last, accepted = g.count, g.last_line, g.lines
+                    live = None if g.failed else g.engine
+                index = count
+                count = index + 1
+                last = line_no
+                if live is None:
+                    if g.failed:
+                        continue
+                    g.count, g.last_line = count, last
+                    self._bad_place(g, line_no, index, ev, raw)  # no engine: no header
+                    live = None if g.failed else g.engine
                     continue
-                apply = g.apply
                 seq = ev.seq
-                if apply is None or (seq is not None and seq != index):
+                if seq is not None and seq != index:
+                    g.count, g.last_line = count, last
                     self._bad_place(g, line_no, index, ev, raw)
+                    live = None if g.failed else g.engine
                     continue
                 try:
-                    apply(ev)
+                    live.apply(ev)
                 except RuleViolation as rv:
+                    g.count, g.last_line = count, last
                     self._violate(
                         g, line_no, index, rv.code, rv.message, rv.rule, rv.expected,
                         event_player(ev), raw,
                     )  # fmt: skip
+                    live = None if g.failed else g.engine
                     continue
                 if keep:
-                    g.lines.append(raw)
+                    accepted.append(raw)
                 if hooks:
                     report = g.report
                     for hook in hooks:
@@ -247,12 +270,16 @@ class Replayer:
             if exc.message.startswith("not a text log"):
                 # issue 15: a binary file is unreadable input, not an invalid game
                 raise LogReadError(exc.path, None, exc.message) from exc
+            if g is not None:
+                g.count, g.last_line = count, last
             g = g or self._orphan(name, exc.line)
             if not g.failed:
                 self._violate(
                     g, exc.line, g.count, "truncated_file", exc.message, "FORMAT.md Files"
                 )
+            count, last = g.count, g.last_line
         if g is not None:
+            g.count, g.last_line = count, last
             yield self._finish(g)
 
     def _bad_line(
