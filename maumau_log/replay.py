@@ -14,13 +14,19 @@ in C (:func:`~maumau_log.logfile.iter_line_runs`), each is decoded straight into
 event struct by msgspec's tagged union, and an accepted event costs a handful of slot reads
 and the engine's ``apply``; everything unusual (bad JSON, overlong lines, notation errors,
 violations) leaves the fast path through the decoder's exception or a test on the game.
+Short lines of the turn's events are kept decoded (:data:`DECODED_LINE_BYTES`): a
+repeated line costs a dict look-up of its bytes, not a decode (issue 12, session 6).
+
+This module is compiled with the engine when the build can (``hatch_build.EXTRA``; the
+same source, ``MAUMAU_LOG_PURE_PYTHON=1`` runs it as Python): the loop then calls the
+engine's ``apply`` as a C function.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import msgspec
 
@@ -70,6 +76,9 @@ __all__ = [
 _BAD_JSON_RULE = "FORMAT.md Files (one JSON object per line)"
 _encode_options = msgspec.json.Encoder().encode
 
+_GAME: Final = Game
+"""The header's type as a final name (compiled: a C static, not a dict look-up per line)."""
+
 DECODED_LINE_BYTES = 96
 """Lines up to this length of the turn's events (:data:`DECODED_TYPES`) are kept decoded
 per :class:`Replayer` (issue 12): a log repeats them
@@ -82,7 +91,7 @@ lines (``tests/test_replay_decoded.py``)."""
 DECODED_LINES = 4096
 """At most this many lines are kept decoded (memory flat in the games: about 1 MiB); a log
 whose every line differs (a ``t`` or ``seq`` in each) fills it once and then only looks."""
-DECODED_TYPES = frozenset({Play, Draw, Pass, SuitChoice, Call})
+DECODED_TYPES: Final = frozenset({Play, Draw, Pass, SuitChoice, Call})
 """The events kept decoded: the turn's short, repeated ones (a header, a deal, a
 reshuffle, a penalty or a round's end is rarely repeated and is never kept)."""
 
@@ -220,7 +229,7 @@ class Replayer:
                         and type(ev) in DECODED_TYPES
                     ):
                         decoded[raw] = ev
-                if type(ev) is Game:
+                if type(ev) is _GAME:
                     if g is not None:
                         g.count, g.last_line = count, last
                         yield self._finish(g)

@@ -26,7 +26,7 @@ from __future__ import annotations
 from functools import lru_cache
 from itertools import compress
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import msgspec
 
@@ -46,7 +46,7 @@ def _in_id_order(copies: list[int]) -> list[str]:
     return [CARD_CODES[c] for c in range(NUM_CARDS) for _ in range(copies[c])]
 
 
-RETURNS_MODES = ("field", "scores")
+RETURNS_MODES: Final = ("field", "scores")
 """Where OpenSpiel's returns go: ``"field"`` (default) only ``round_end.openspiel_returns``;
 ``"scores"`` also ``round_end.scores``."""
 

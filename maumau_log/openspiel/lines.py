@@ -17,19 +17,19 @@ Players are ``p0`` .. ``p14`` (OpenSpiel's player ids, at most
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 import msgspec
 
 from .actions import CARD_CODES, MAX_PLAYERS, NUM_CARDS, SUITS
 
-PER_PLAYER = NUM_CARDS + len(SUITS) + 1
+PER_PLAYER: Final = NUM_CARDS + len(SUITS) + 1
 """Compact ids per player: ``player * PER_PLAYER + x`` with ``x`` a card id (a play),
 ``SUIT_BASE + suit`` (a suit call) or ``PASS_ID`` (a pass)."""
-SUIT_BASE = NUM_CARDS
-PASS_ID = NUM_CARDS + len(SUITS)
+SUIT_BASE: Final = NUM_CARDS
+PASS_ID: Final = NUM_CARDS + len(SUITS)
 
-REASONS = ("no_play", "voluntary", "effect")
+REASONS: Final = ("no_play", "voluntary", "effect")
 """A draw's ``reason`` by :attr:`Draw.reason` (FORMAT.md ``draw.reason``)."""
 
 
@@ -58,13 +58,13 @@ def _line(item: int) -> bytes:
     return f'{{"type":"pass",{who}}}'.encode()
 
 
-_LINES: tuple[bytes, ...] = tuple(_line(i) for i in range(MAX_PLAYERS * PER_PLAYER))
+_LINES: Final[tuple[bytes, ...]] = tuple(_line(i) for i in range(MAX_PLAYERS * PER_PLAYER))
 """The JSON line of every compact id."""
-_QUOTED: tuple[bytes, ...] = tuple(f'"{c}"'.encode() for c in CARD_CODES)
-_DRAW_HEAD: tuple[bytes, ...] = tuple(
+_QUOTED: Final[tuple[bytes, ...]] = tuple(f'"{c}"'.encode() for c in CARD_CODES)
+_DRAW_HEAD: Final[tuple[bytes, ...]] = tuple(
     f'{{"type":"draw","player":"p{p}","cards":['.encode() for p in range(MAX_PLAYERS)
 )
-_DRAW_TAIL: tuple[bytes, ...] = tuple(f'],"reason":"{r}"}}'.encode() for r in REASONS)
+_DRAW_TAIL: Final[tuple[bytes, ...]] = tuple(f'],"reason":"{r}"}}'.encode() for r in REASONS)
 
 
 class Draw:

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 from .actions import (
     CHANCE,
@@ -53,7 +53,9 @@ from .actions import (
 from .errors import IllegalAction
 from .params import GameParams
 
-_DEAL, _PLAY, _OVER = 0, 1, 2
+_DEAL: Final = 0
+_PLAY: Final = 1
+_OVER: Final = 2
 
 
 class CrazyEightsState:
