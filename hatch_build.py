@@ -38,9 +38,11 @@ EXTRA = [
     "openspiel/lines.py",
     "shuffle.py",
     "scoring.py",
+    "replay.py",
 ]
 """Modules compiled besides the engine, under ``maumau_log/`` (``maumau_log._select.EXTRA``
-names the same: the pure-Python switch must know every compiled module)."""
+names the same: the pure-Python switch must know every compiled module). ``replay.py`` is
+the per-line replay driver (issue 12, session 6: 28% of a compiled validate ran there)."""
 GROUP = "maumau_log.engine"
 
 SETUP = """

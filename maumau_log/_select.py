@@ -31,11 +31,13 @@ ENGINE_INTERPRETED = ("__init__", "_select")
 """Engine modules never compiled (the package's ``__init__`` and its re-export of this)."""
 EXTRA = tuple(
     PACKAGE + "." + m
-    for m in ("openspiel.port", "openspiel.convert", "openspiel.lines", "shuffle", "scoring")
-)
+    for m in (
+        "openspiel.port", "openspiel.convert", "openspiel.lines", "shuffle", "scoring", "replay",
+    )
+)  # fmt: skip
 """Compiled modules outside the engine package: the OpenSpiel port and the conversion of its
-trace into log lines, the fair shuffle and the round scores (``hatch_build.EXTRA`` lists the
-same)."""
+trace into log lines, the fair shuffle, the round scores and the replay driver
+(``hatch_build.EXTRA`` lists the same)."""
 PURE = os.environ.get("MAUMAU_LOG_PURE_PYTHON", "") not in ("", "0")
 
 

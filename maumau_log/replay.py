@@ -14,21 +14,32 @@ in C (:func:`~maumau_log.logfile.iter_line_runs`), each is decoded straight into
 event struct by msgspec's tagged union, and an accepted event costs a handful of slot reads
 and the engine's ``apply``; everything unusual (bad JSON, overlong lines, notation errors,
 violations) leaves the fast path through the decoder's exception or a test on the game.
+Short lines of the turn's events are kept decoded (:data:`DECODED_LINE_BYTES`): a
+repeated line costs a dict look-up of its bytes, not a decode (issue 12, session 6).
+
+This module is compiled with the engine when the build can (``hatch_build.EXTRA``; the
+same source, ``MAUMAU_LOG_PURE_PYTHON=1`` runs it as Python): the loop then calls the
+engine's ``apply`` as a C function.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import msgspec
 
 from .engine import FINISHED, Engine, RuleViolation
 from .events import (
     EVENT_DECODER,
+    Call,
+    Draw,
     Event,
     Game,
+    Pass,
+    Play,
+    SuitChoice,
     decode_event,
     encode_event,
     event_player,
@@ -65,6 +76,25 @@ __all__ = [
 _BAD_JSON_RULE = "FORMAT.md Files (one JSON object per line)"
 _encode_options = msgspec.json.Encoder().encode
 
+_GAME: Final = Game
+"""The header's type as a final name (compiled: a C static, not a dict look-up per line)."""
+
+DECODED_LINE_BYTES = 96
+"""Lines up to this length of the turn's events (:data:`DECODED_TYPES`) are kept decoded
+per :class:`Replayer` (issue 12): a log repeats them
+(``{"type":"play","player":"p2","cards":["7H"]}``: 115,733 distinct lines of 1,375,051 in
+``bench_validate``'s file, the 3,000 most frequent 91% of them), and a dict look-up of the
+line's bytes costs a small part of msgspec's decode. The event for equal bytes is the
+same (decoding is a function of the bytes), so the replay is the same; events are frozen
+and neither the engine nor a visitor changes their lists, so one event may stand for many
+lines (``tests/test_replay_decoded.py``)."""
+DECODED_LINES = 4096
+"""At most this many lines are kept decoded (memory flat in the games: about 1 MiB); a log
+whose every line differs (a ``t`` or ``seq`` in each) fills it once and then only looks."""
+DECODED_TYPES: Final = frozenset({Play, Draw, Pass, SuitChoice, Call})
+"""The events kept decoded: the turn's short, repeated ones (a header, a deal, a
+reshuffle, a penalty or a round's end is rarely repeated and is never kept)."""
+
 
 def _starts_game(raw: bytes) -> bool:
     """A line that is no event but starts a new game: a notation header that could not be
@@ -95,6 +125,8 @@ class Replayer:
         self.matches: dict[str, MatchState] = {}
         # header (ruleset, options) -> resolved ruleset: one dict look-up per game
         self._rules: dict[tuple[str, bytes], Ruleset] = {}
+        # a short line's bytes -> its event (DECODED_LINE_BYTES): one look-up, no decode
+        self._decoded: dict[bytes, Event] = {}
 
     # -- violations
 
@@ -162,47 +194,81 @@ class Replayer:
             A :class:`GameReport` per game.
         """
         g: GameState | None = None
+        # the current game's hot fields in locals (issue 12: no attribute write per event);
+        # written back to ``g`` (count, last_line) before any method that reads them, and
+        # read again from ``g`` after any that may change them
+        count = 0  # g.count
+        last = 0  # g.last_line
+        live: Engine | None = None  # g.engine while events are checked (None: failed)
+        accepted: list[bytes] = []  # g.lines
         decode = EVENT_DECODER.decode
+        decoded = self._decoded
         hooks = [v.event for v in self.visitors if not getattr(v, "lines_only", False)]
         keep = len(hooks) < len(self.visitors)  # a visitor wants report.lines instead
         try:
             for line_no, raw in lines:
-                try:
-                    ev = decode(raw)
-                except (msgspec.DecodeError, RecursionError) as exc:
-                    # OVERLONG and BadLine never decode: they take this way out too
-                    header = _starts_game(raw)
-                    if header and g is not None:
-                        yield self._finish(g)
-                    g = self._bad_line(name, None if header else g, header, line_no, raw, exc)
-                    continue
-                if type(ev) is Game:
+                ev = decoded.get(raw)
+                if ev is None:
+                    try:
+                        ev = decode(raw)
+                    except (msgspec.DecodeError, RecursionError) as exc:
+                        # OVERLONG and BadLine never decode: they take this way out too
+                        # (and are never kept decoded: equal bytes would decode)
+                        header = _starts_game(raw)
+                        if g is not None:
+                            g.count, g.last_line = count, last
+                            if header:
+                                yield self._finish(g)
+                        g = self._bad_line(name, None if header else g, header, line_no, raw, exc)
+                        count, last, accepted = g.count, g.last_line, g.lines
+                        live = None if g.failed else g.engine
+                        continue
+                    if (
+                        len(raw) <= DECODED_LINE_BYTES
+                        and len(decoded) < DECODED_LINES
+                        and type(ev) in DECODED_TYPES
+                    ):
+                        decoded[raw] = ev
+                if type(ev) is _GAME:
                     if g is not None:
+                        g.count, g.last_line = count, last
                         yield self._finish(g)
                     g = self._start(name, line_no, ev, raw)
+                    count, last, accepted = g.count, g.last_line, g.lines
+                    live = None if g.failed else g.engine
                     continue
                 if g is None:
                     g = self._orphan(name, line_no)
-                index = g.count
-                g.count = index + 1
-                g.last_line = line_no
-                if g.failed:
+                    count, last, accepted = g.count, g.last_line, g.lines
+                    live = None if g.failed else g.engine
+                index = count
+                count = index + 1
+                last = line_no
+                if live is None:
+                    if g.failed:
+                        continue
+                    g.count, g.last_line = count, last
+                    self._bad_place(g, line_no, index, ev, raw)  # no engine: no header
+                    live = None if g.failed else g.engine
                     continue
-                apply = g.apply
                 seq = ev.seq
-                if apply is None or (seq is not None and seq != index):
+                if seq is not None and seq != index:
+                    g.count, g.last_line = count, last
                     self._bad_place(g, line_no, index, ev, raw)
+                    live = None if g.failed else g.engine
                     continue
                 try:
-                    apply(ev)
+                    live.apply(ev)
                 except RuleViolation as rv:
+                    g.count, g.last_line = count, last
                     self._violate(
                         g, line_no, index, rv.code, rv.message, rv.rule, rv.expected,
                         event_player(ev), raw,
                     )  # fmt: skip
+                    live = None if g.failed else g.engine
                     continue
                 if keep:
-                    g.lines.append(raw)
+                    accepted.append(raw)
                 if hooks:
                     report = g.report
                     for hook in hooks:
@@ -213,12 +279,16 @@ class Replayer:
             if exc.message.startswith("not a text log"):
                 # issue 15: a binary file is unreadable input, not an invalid game
                 raise LogReadError(exc.path, None, exc.message) from exc
+            if g is not None:
+                g.count, g.last_line = count, last
             g = g or self._orphan(name, exc.line)
             if not g.failed:
                 self._violate(
                     g, exc.line, g.count, "truncated_file", exc.message, "FORMAT.md Files"
                 )
+            count, last = g.count, g.last_line
         if g is not None:
+            g.count, g.last_line = count, last
             yield self._finish(g)
 
     def _bad_line(

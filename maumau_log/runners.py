@@ -22,14 +22,15 @@ import itertools
 import os
 import signal
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .matches import MatchState
 from .shard import Shard, ShardFailure, ShardResult, run_shard
+
+if TYPE_CHECKING:  # the pool's modules only when a pool runs (issue 12: one process's start-up)
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 Outcome = ShardResult | ShardFailure
 """What a runner yields per shard."""
@@ -153,6 +154,8 @@ def _ignore_sigint() -> None:
 
 
 def _pool(workers: int) -> ProcessPoolExecutor:
+    from concurrent.futures import ProcessPoolExecutor
+
     return ProcessPoolExecutor(max_workers=workers, initializer=_ignore_sigint)
 
 
@@ -169,6 +172,8 @@ def _kill(pool: ProcessPoolExecutor) -> None:
 
 def _alone(task: ShardTask, shard: Shard) -> Outcome:
     """Run one shard in a pool of its own: a death is this shard's."""
+    from concurrent.futures.process import BrokenProcessPool
+
     pool = _pool(1)
     try:
         return pool.submit(task, shard).result()
@@ -189,6 +194,8 @@ def pool_results(shards: Iterable[Shard], task: ShardTask, jobs: int) -> Iterato
         yield from serial_results(itertools.chain(head, feed), task)
         return
     feed = itertools.chain(head, feed)
+    from concurrent.futures.process import BrokenProcessPool
+
     window = 4 * jobs  # see the module docstring
     pool = _pool(jobs)
     held: dict[int, Shard] = {}  # submitted and not yet yielded, by position

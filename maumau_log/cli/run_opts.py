@@ -5,14 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ..runners import Outcome, Runner, ShardTask, default_jobs, local_results
 from ..shard import Shard, ShardFailure
 from . import err, fail
+
+if TYPE_CHECKING:  # rich's progress bar only when one is shown (issue 12: start-up)
+    from rich.progress import Progress
 
 JobsOpt = Annotated[
     int | None,
@@ -74,6 +76,8 @@ def shard_progress(shards: int | None, show: bool) -> Iterator[ShardCounter]:
     if not show or not err.is_terminal:
         yield counter
         return
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
     with Progress(
         TextColumn("{task.description}"),
         BarColumn(),

@@ -12,7 +12,7 @@ first.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from ..cards import Card
 from ..events import (
@@ -43,6 +43,14 @@ from .errors import fail
 from .plays import on_play, on_suit
 from .state import FINISHED, PLAY, State
 from .stock import on_reshuffle
+
+# the event types as final names: compiled, each is a C static, where a name imported
+# from the (interpreted) events module is a dict look-up at every use (issue 12)
+_PLAY: Final = Play
+_DRAW: Final = Draw
+_CALL: Final = Call
+_PASS: Final = Pass
+_SUIT: Final = SuitChoice
 
 
 class Engine(State):
@@ -88,7 +96,7 @@ class Engine(State):
         self.event_index += 1
         # dispatch on the event's exact type (pointer compares, compiled or not); the two
         # events of nine lines in ten first, with the same checks in the same order
-        if type(event) is Play:
+        if type(event) is _PLAY:
             if self.phase == FINISHED:
                 self._after_round_end(event)
             player = event.player
@@ -100,7 +108,7 @@ class Engine(State):
                     self.words = set()
             on_play(self, event)
             return
-        if type(event) is Draw:
+        if type(event) is _DRAW:
             if event.count is not None and event.count < 0:
                 _negative(event.count)
             if self.phase == FINISHED:
@@ -116,21 +124,21 @@ class Engine(State):
             return
         # then the other events of one player with no count, with the same checks (exact
         # types: a subclass of an event type is no event, and fails below as unknown)
-        if type(event) is Call:
+        if type(event) is _CALL:
             if self.phase == FINISHED:
                 self._after_round_end(event)
             if event.player != self.last_actor:
                 self._new_actor(event.player)
             on_call(self, event)
             return
-        if type(event) is Pass:
+        if type(event) is _PASS:
             if self.phase == FINISHED:
                 self._after_round_end(event)
             if event.player != self.last_actor:
                 self._new_actor(event.player)
             on_pass(self, event)
             return
-        if type(event) is SuitChoice:
+        if type(event) is _SUIT:
             if self.phase == FINISHED:
                 self._after_round_end(event)
             if event.player != self.last_actor:
@@ -260,7 +268,7 @@ class Engine(State):
         }
 
 
-_KNOWN = frozenset(
+_KNOWN: Final = frozenset(
     {Cut, Deal, Play, SuitChoice, Draw, Pass, Call, Penalty, Reshuffle, RoundEnd, MatchEnd,
      Abandon, Game}
 )  # fmt: skip

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
-from typing import Any
+from typing import Any, Final
 
 from ..cards import Card
 from ..events import Game
@@ -24,16 +24,16 @@ from ..shuffle import ALGORITHM as FAIR_SHUFFLE
 from .tables import CardInfo, Tables, tables
 
 # Phases of a round.
-SETUP = "setup"  # header seen, no deal yet
-PLAY = "play"  # the round goes on
-OUT = "out"  # a player emptied the hand: calls, a catch or round_end may follow
-ENDED = "ended"  # over with no winner (play limit, blocked stock, abandon): round_end only
-FINISHED = "finished"  # round_end seen: match_end only
+SETUP: Final = "setup"  # header seen, no deal yet
+PLAY: Final = "play"  # the round goes on
+OUT: Final = "out"  # a player emptied the hand: calls, a catch or round_end may follow
+ENDED: Final = "ended"  # over with no winner (play limit, blocked stock, abandon): round_end only
+FINISHED: Final = "finished"  # round_end seen: match_end only
 
-NO_LIMIT = 1 << 60
+NO_LIMIT: Final = 1 << 60
 """``play_limit`` without ``max_plays``: never reached."""
-CALL_REASONS = ("missed_call", "wrong_call")
-HIDDEN = "?"
+CALL_REASONS: Final = ("missed_call", "wrong_call")
+HIDDEN: Final = "?"
 """A card in a hand or the stock that a partial log does not show (FORMAT.md
 "Information levels")."""
 

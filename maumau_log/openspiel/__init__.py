@@ -27,6 +27,8 @@ Every public name is importable from this package, as before the split. :mod:`.p
 
 from __future__ import annotations
 
+from typing import Any
+
 from .. import _select
 from .actions import (
     CARD_CODES,
@@ -62,16 +64,28 @@ from .convert import (
     history_to_events,
     history_to_lines,
 )
-from .differential import (
-    Disagreement,
-    engine_disagreement,
-    pyspiel_random_game,
-    returns_explained,
-)
 from .errors import IllegalAction, OpenSpielImportError
 from .params import GameParams, parse_game_string
 from .port import CrazyEightsState, documented_penalty
 from .sources import SourceGame, read_source
+
+_DIFFERENTIAL = ("Disagreement", "engine_disagreement", "pyspiel_random_game", "returns_explained")
+"""Names of :mod:`.differential`, imported on first use (the tests and ``bench/`` use them,
+the import never: issue 12, start-up)."""
+
+
+def __getattr__(name: str) -> Any:
+    """:mod:`.differential`'s public names, imported when first asked for.
+
+    Raises:
+        AttributeError: ``name`` is no name of this package.
+    """
+    if name in _DIFFERENTIAL:
+        from . import differential
+
+        return getattr(differential, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 COMPILED: bool = _select.compiled(__name__ + ".port")
 """True when :mod:`.port` (and with it :mod:`.lines` and :mod:`.convert`) runs compiled

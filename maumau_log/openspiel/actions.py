@@ -13,28 +13,30 @@ Action ids (OpenSpiel's, checked against ``State.action_to_string`` by the tests
 
 from __future__ import annotations
 
-NUM_CARDS = 52
-DRAW = 52
-PASS = 53
-NOMINATE_BASE = 54
-DEALER_BASE = 52
-NUM_ACTIONS = 58
-EIGHT_RANK = 6
-SKIP_RANK = 10
-REVERSE_RANK = 12
-DRAW_TWO_RANK = 0
-CHANCE = -1
-TERMINAL = -4
-MAX_PLAYERS = 15
+from typing import Final
 
-RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
-SUITS = "CDHS"
-_RANK_CHARS = "23456789TJQKA"
+NUM_CARDS: Final = 52
+DRAW: Final = 52
+PASS: Final = 53
+NOMINATE_BASE: Final = 54
+DEALER_BASE: Final = 52
+NUM_ACTIONS: Final = 58
+EIGHT_RANK: Final = 6
+SKIP_RANK: Final = 10
+REVERSE_RANK: Final = 12
+DRAW_TWO_RANK: Final = 0
+CHANCE: Final = -1
+TERMINAL: Final = -4
+MAX_PLAYERS: Final = 15
 
-CARD_CODES: tuple[str, ...] = tuple(RANKS[c // 4] + SUITS[c % 4] for c in range(NUM_CARDS))
+RANKS: Final = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
+SUITS: Final = "CDHS"
+_RANK_CHARS: Final = "23456789TJQKA"
+
+CARD_CODES: Final[tuple[str, ...]] = tuple(RANKS[c // 4] + SUITS[c % 4] for c in range(NUM_CARDS))
 """The log's code of every OpenSpiel card id, indexed by the id (``CARD_CODES[4]`` = ``"3C"``)."""
 
-CODE_TO_ID: dict[str, int] = {code: c for c, code in enumerate(CARD_CODES)}
+CODE_TO_ID: Final[dict[str, int]] = {code: c for c, code in enumerate(CARD_CODES)}
 """The OpenSpiel card id of every log card code of the 52-card pack (``"AS"`` -> ``51``)."""
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 from functools import lru_cache
 from itertools import compress
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import msgspec
 
@@ -46,7 +46,7 @@ def _in_id_order(copies: list[int]) -> list[str]:
     return [CARD_CODES[c] for c in range(NUM_CARDS) for _ in range(copies[c])]
 
 
-RETURNS_MODES = ("field", "scores")
+RETURNS_MODES: Final = ("field", "scores")
 """Where OpenSpiel's returns go: ``"field"`` (default) only ``round_end.openspiel_returns``;
 ``"scores"`` also ``round_end.scores``."""
 
@@ -200,8 +200,7 @@ def compact_events(
         header["meta"].update(meta)
     events.append(header)
     origins.append(None)
-    add = events.append
-    mark = origins.append
+    # events.append, not a bound-method local: compiled, a direct C call (issue 12)
     per_player = PER_PLAYER
     pass_id, suit_base = PASS_ID, SUIT_BASE
 
@@ -211,35 +210,35 @@ def compact_events(
             open_draw = None
             split = False
             card = entry[2]
-            add(entry[1] * per_player + card)
-            mark(entry[3])
+            events.append(entry[1] * per_player + card)
+            origins.append(entry[3])
             awaiting_suit = card >> 2 == EIGHT_RANK
         elif kind == "drawn":
             assert open_draw is not None
             if split:  # the rest of a draw after a reshuffle: a new draw event
                 open_draw = open_draw.split()
-                add(open_draw)
-                mark(None)
+                events.append(open_draw)
+                origins.append(None)
                 split = False
             open_draw.cards.append(entry[2])
             drawn.append(entry[2])
         elif kind == "draw":
             split = False
             open_draw = Draw(entry[1], 2 if entry[2] else (1 if entry[3] else 0))
-            add(open_draw)
-            mark(entry[4])
+            events.append(open_draw)
+            origins.append(entry[4])
         elif kind == "pass":
             open_draw = None
             split = False
-            add(entry[1] * per_player + pass_id)
-            mark(entry[2])
+            events.append(entry[1] * per_player + pass_id)
+            origins.append(entry[2])
         elif kind == "suit":
-            add(entry[1] * per_player + suit_base + entry[2])
-            mark(entry[3])
+            events.append(entry[1] * per_player + suit_base + entry[2])
+            origins.append(entry[3])
             awaiting_suit = False
             for ev in held:
-                add(ev)
-                mark(None)
+                events.append(ev)
+                origins.append(None)
             held = []
         elif kind == "deal":
             hands[entry[1]].append(codes[entry[2]])
@@ -262,8 +261,8 @@ def compact_events(
             seg = _Segment(pack, deal["stock"])
             drawn = seg.drawn
             segments.append(seg)
-            add(deal)
-            mark(None)
+            events.append(deal)
+            origins.append(None)
         elif kind == "reshuffle":
             cards, over = entry[1], entry[2]
             if not cards or over:
@@ -279,13 +278,13 @@ def compact_events(
                 # the next cards of this draw come after the reshuffle, as a new draw
                 # event (made with its first card: none may follow)
                 split = True
-                add(ev)
-                mark(None)
+                events.append(ev)
+                origins.append(None)
             elif awaiting_suit:
                 held.append(ev)
             else:
-                add(ev)
-                mark(None)
+                events.append(ev)
+                origins.append(None)
     if starter is None:
         raise OpenSpielImportError("the history ends before the starter card is turned")
     # drop a draw left empty: the last action of a partial history (a draw cut by a

@@ -17,19 +17,19 @@ Players are ``p0`` .. ``p14`` (OpenSpiel's player ids, at most
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 import msgspec
 
 from .actions import CARD_CODES, MAX_PLAYERS, NUM_CARDS, SUITS
 
-PER_PLAYER = NUM_CARDS + len(SUITS) + 1
+PER_PLAYER: Final = NUM_CARDS + len(SUITS) + 1
 """Compact ids per player: ``player * PER_PLAYER + x`` with ``x`` a card id (a play),
 ``SUIT_BASE + suit`` (a suit call) or ``PASS_ID`` (a pass)."""
-SUIT_BASE = NUM_CARDS
-PASS_ID = NUM_CARDS + len(SUITS)
+SUIT_BASE: Final = NUM_CARDS
+PASS_ID: Final = NUM_CARDS + len(SUITS)
 
-REASONS = ("no_play", "voluntary", "effect")
+REASONS: Final = ("no_play", "voluntary", "effect")
 """A draw's ``reason`` by :attr:`Draw.reason` (FORMAT.md ``draw.reason``)."""
 
 
@@ -58,13 +58,13 @@ def _line(item: int) -> bytes:
     return f'{{"type":"pass",{who}}}'.encode()
 
 
-_LINES: tuple[bytes, ...] = tuple(_line(i) for i in range(MAX_PLAYERS * PER_PLAYER))
+_LINES: Final[tuple[bytes, ...]] = tuple(_line(i) for i in range(MAX_PLAYERS * PER_PLAYER))
 """The JSON line of every compact id."""
-_QUOTED: tuple[bytes, ...] = tuple(f'"{c}"'.encode() for c in CARD_CODES)
-_DRAW_HEAD: tuple[bytes, ...] = tuple(
+_QUOTED: Final[tuple[bytes, ...]] = tuple(f'"{c}"'.encode() for c in CARD_CODES)
+_DRAW_HEAD: Final[tuple[bytes, ...]] = tuple(
     f'{{"type":"draw","player":"p{p}","cards":['.encode() for p in range(MAX_PLAYERS)
 )
-_DRAW_TAIL: tuple[bytes, ...] = tuple(f'],"reason":"{r}"}}'.encode() for r in REASONS)
+_DRAW_TAIL: Final[tuple[bytes, ...]] = tuple(f'],"reason":"{r}"}}'.encode() for r in REASONS)
 
 
 class Draw:
@@ -102,16 +102,15 @@ def encode_events(events: list[Any]) -> bytes:
         return b""
     lines, quoted, heads, tails = _LINES, _QUOTED, _DRAW_HEAD, _DRAW_TAIL
     out: list[bytes] = []
-    add = out.append
-    for ev in events:
-        kind = type(ev)
-        if kind is int:
-            add(lines[ev])
-        elif kind is Draw:
-            cards = b",".join(map(quoted.__getitem__, ev.cards))
-            add(heads[ev.player] + cards + tails[ev.reason])
+    for ev in events:  # out.append, not a bound-method local: compiled, a C call
+        if isinstance(ev, int):
+            out.append(lines[ev])
+        elif isinstance(ev, Draw):
+            drawn = ev.cards
+            cards = quoted[drawn[0]] if len(drawn) == 1 else b",".join([quoted[c] for c in drawn])
+            out.append(heads[ev.player] + cards + tails[ev.reason])
         else:
-            add(_encode(ev))
+            out.append(_encode(ev))
     out.append(b"")
     return b"\n".join(out)
 

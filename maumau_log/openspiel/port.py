@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 from .actions import (
     CHANCE,
@@ -53,8 +53,9 @@ from .actions import (
 from .errors import IllegalAction
 from .params import GameParams
 
-_DEAL, _PLAY, _OVER = 0, 1, 2
-_EIGHTS = slice(EIGHT_RANK * 4, EIGHT_RANK * 4 + 4)
+_DEAL: Final = 0
+_PLAY: Final = 1
+_OVER: Final = 2
 
 
 class CrazyEightsState:
@@ -184,12 +185,12 @@ class CrazyEightsState:
         (the same answer as ``any(is_legal(c) for c in range(52))`` when ``twos_left`` is 0,
         in constant time: an 8, a card of the top card's rank, or of the suit to follow)."""
         hand = self.hands[self.current]
-        rank = self.last_card >> 2
-        return (
-            any(hand[_EIGHTS])
-            or any(hand[rank * 4 : rank * 4 + 4])
-            or any(hand[self.last_suit : NUM_CARDS : 4])
-        )
+        base = (self.last_card >> 2) * 4
+        eights = EIGHT_RANK * 4
+        for k in range(4):  # an 8, or a card of the top card's rank (no slices: issue 12)
+            if hand[eights + k] or hand[base + k]:
+                return True
+        return any(hand[c] for c in range(self.last_suit, NUM_CARDS, 4))
 
     def why_illegal(self, action: int) -> str:
         """Why ``action`` is not legal now, in plain words (for error messages).
@@ -273,17 +274,18 @@ class CrazyEightsState:
             IllegalAction: the first action that is not legal (``action_index`` set: its
                 index in the whole history); the actions before it stay applied.
         """
-        is_legal, deal, play = self.is_legal, self._apply_deal, self._apply_play
+        # the methods called as methods, not through bound-method locals: compiled, that
+        # is a direct C call instead of a Python call with its arguments boxed (issue 12)
         done, record = self.history, self.record_legal
         for action in history:
-            if not is_legal(action):
+            if not self.is_legal(action):
                 raise IllegalAction(self.why_illegal(action), action_index=len(done))
             if self.phase == _PLAY:
                 if record:
                     self.legal_log[len(done)] = self.legal_actions()
-                play(action)
+                self._apply_play(action)
             else:
-                deal(action)
+                self._apply_deal(action)
             done.append(action)
 
     def _next(self) -> int:
@@ -292,14 +294,18 @@ class CrazyEightsState:
     def _do_reshuffle(self) -> None:
         # every card not in a hand and not the top of the discard pile goes back
         cards: list[int] = []
-        held = [sum(copies) for copies in zip(*self.hands, strict=True)]
+        held = [0] * NUM_CARDS
+        for hand in self.hands:
+            for card in range(NUM_CARDS):
+                held[card] += hand[card]
         for card in range(NUM_CARDS):
             left = self.decks - held[card]
             if card == self.last_card:
                 left -= 1
             self.deck[card] = left
             self.cards_left += left
-            cards.extend([card] * left)
+            for _ in range(left):
+                cards.append(card)
         self.trace.append(("reshuffle", cards, self.phase == _OVER))
 
     def _apply_deal(self, action: int) -> None:

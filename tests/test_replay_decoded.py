@@ -1,0 +1,102 @@
+"""The replay keeps short repeated lines decoded (issue 12, session 6): the same reports as
+decoding every line, events nobody changes, and a bounded look-up."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import msgspec
+import pytest
+
+import maumau_log.replay as replay
+from maumau_log.events import EVENT_DECODER, Draw, Play, encode_event
+from maumau_log.replay import DECODED_LINE_BYTES, DECODED_LINES, DECODED_TYPES, Replayer
+from maumau_log.rules import PRESET_NAMES, UNSUPPORTED_PRESETS
+from maumau_log.shard import ContentHasher, Shard, outcome, run_shard
+from maumau_log.sim import simulate
+
+AT = datetime(2026, 12, 1, tzinfo=UTC)
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs"
+
+
+def _lines(games: list[list[object]]) -> list[bytes]:
+    return [encode_event(ev) for g in games for ev in g]  # type: ignore[arg-type]
+
+
+def _outcomes(lines: list[bytes], cached: bool, monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    monkeypatch.setattr(replay, "DECODED_LINES", DECODED_LINES if cached else 0)
+    r = Replayer(visitors=[ContentHasher()])
+    reports = [outcome(rep) for rep in r.replay_lines("<memory>", enumerate(lines, 1))]
+    assert (len(r._decoded) > 0) == cached
+    # nothing changed an event kept decoded: each still equals its line's decoding
+    for raw, ev in r._decoded.items():
+        assert EVENT_DECODER.decode(raw) == ev
+    return reports
+
+
+@pytest.mark.parametrize("preset", [p for p in PRESET_NAMES if p not in UNSUPPORTED_PRESETS])
+def test_same_reports_as_decoding_every_line(preset: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Simulated games of every preset, then the same games with lines moved so that a
+    line accepted before (a kept event) now breaks a rule: the outcomes (violations with
+    their lines, event counts, content digests) are those of decoding every line."""
+    games = list(simulate(preset, 3, 6, 612))
+    lines = _lines(games)
+    good = _outcomes(lines, True, monkeypatch)
+    assert good == _outcomes(lines, False, monkeypatch)
+    assert all(o.valid for o in good)  # type: ignore[attr-defined]
+    # the first game's third line again right after it: the same bytes, now a violation
+    bad = [*lines[:3], lines[2], *lines[3:]]
+    got = _outcomes(bad, True, monkeypatch)
+    assert got == _outcomes(bad, False, monkeypatch)
+    v = got[0].violation  # type: ignore[attr-defined]
+    assert v is not None and v.line == 4 and v.event_index == 3
+
+
+def test_sample_logs_same_outcomes_and_tables(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every sample log (valid and violations), through ``run_shard`` as validate and as
+    ingest run it: the same outcomes and the same dataset tables with and without the
+    kept lines; the kept events are unchanged after the collector saw them."""
+    files = sorted(p for p in (SAMPLES / "valid").glob("*.jsonl*"))
+    files += sorted((SAMPLES / "violations").glob("*.jsonl*"))
+    assert len(files) > 20
+    seen = 0
+    for f in files:
+        for collect in (False, True):
+            res = []
+            for cap in (DECODED_LINES, 0):
+                monkeypatch.setattr(replay, "DECODED_LINES", cap)
+                res.append(run_shard(Shard(0, str(f)), collect=collect, ingested_at=AT))
+            a, b = res
+            assert a.games == b.games, f
+            assert (a.unreadable is None) == (b.unreadable is None), f
+            assert a.tables.keys() == b.tables.keys(), f
+            for key, tables in a.tables.items():
+                for name, table in tables.items():
+                    assert table.equals(b.tables[key][name]), (f, key, name)
+            seen += len(a.games)
+    assert seen > 40
+
+
+def test_kept_lines_bounded_and_only_turn_events(monkeypatch: pytest.MonkeyPatch) -> None:
+    """At most DECODED_LINES lines are kept, each at most DECODED_LINE_BYTES long and of a
+    turn event type; a play line met twice is one event object, and equal to its decoding."""
+    games = list(simulate("standard", 4, 40, 3))
+    lines = _lines(games)
+    monkeypatch.setattr(replay, "DECODED_LINES", 50)
+    r = Replayer()
+    reports = list(r.replay_lines("<memory>", enumerate(lines, 1)))
+    assert all(rep.valid for rep in reports)
+    assert len(r._decoded) == 50
+    assert all(len(raw) <= DECODED_LINE_BYTES for raw in r._decoded)
+    assert {type(ev) for ev in r._decoded.values()} <= DECODED_TYPES
+    play = b'{"type":"play","player":"p1","cards":["7H"]}'
+    r2 = Replayer()
+    r2._decoded.clear()
+    monkeypatch.setattr(replay, "DECODED_LINES", DECODED_LINES)
+    list(r2.replay_lines("<memory>", enumerate([*lines[:2], play, play], 1)))
+    ev = r2._decoded[play]
+    assert type(ev) is Play and ev.cards == ["7H"] and ev.player == "p1"
+    assert msgspec.json.decode(play, type=Play) == ev
+    draw = b'{"type":"draw","player":"p1","cards":["7H"],"reason":"no_play"}'
+    assert type(EVENT_DECODER.decode(draw)) is Draw and len(draw) <= DECODED_LINE_BYTES
