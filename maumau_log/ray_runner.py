@@ -97,7 +97,9 @@ class _ReplayBatch:
 
 def _replay(task: ShardTask, s: Shard, rows: dict[str, list[Any]], file_no: int) -> None:
     """Run the shard function on ``s`` and add its rows: one per (shard, partition), the
-    pickled outcome in the first, each table as Arrow IPC (a failure is never lost)."""
+    pickled outcome in the first, each table as Arrow IPC (a failure is never lost: as in
+    :func:`_run_one`, a task that raises past its own guard is this shard's failure; an
+    exception out of ``map_batches`` would fail every shard not yet received)."""
     try:
         res = task(s)
     except Exception as exc:  # never lose a shard
@@ -186,7 +188,11 @@ def ray_results(
 
 def _run_one(task: ShardTask, shard: Shard) -> Outcome:
     """The Ray task of :func:`ray_range_results`: one shard, its byte range read by the
-    task; a bug becomes a :class:`~maumau_log.shard.ShardFailure` (never a lost shard)."""
+    task; a bug becomes a :class:`~maumau_log.shard.ShardFailure` (never a lost shard).
+
+    :class:`~maumau_log.runners.ShardTask` catches its own errors; this guard is for a
+    task whose ``__call__`` raises before that (a subclass: tests/test_ray.py's failing
+    shard), so its failure reads as the task's error, not as Ray's wrapper of it."""
     try:
         return task(shard)
     except Exception as exc:  # never lose a shard

@@ -183,9 +183,8 @@ def ingest(
         # workers on this machine write the events tables into the staging folder
         stage = str(writer.tmp.resolve()) if runner_stages(runner, jobs) else None
         task = ShardTask(rules_file_options, True, ingested_at, stage=stage, stage_id=writer.id)
-        shards = plan_shards(files, shard_bytes, runner_workers(runner, jobs))
-        if on_plan is not None:
-            on_plan(len(shards))
+        # planned as the runner reads them: on_plan has the count once all are
+        shards = plan_shards(files, shard_bytes, runner_workers(runner, jobs), on_plan)
         results = runner(shards, task) if runner is not None else local_results(shards, task, jobs)
         touched: set[str] = set()
         try:

@@ -18,6 +18,7 @@ as a :class:`~maumau_log.shard.ShardFailure`; the others go on.
 
 from __future__ import annotations
 
+import itertools
 import os
 import signal
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -124,9 +125,8 @@ def stage_tables(res: ShardResult, stage: str, stage_id: str) -> None:
             :class:`~maumau_log.shard.ShardFailure` with ``write`` set: the ingest stops
             with exit 2, nothing published).
     """
-    import pyarrow.parquet as pq
-
-    from .store import SCHEMAS, partition_dir, writer_options
+    from .store import partition_dir
+    from .store_writer import write_file
 
     for (ruleset, date), tables in res.tables.items():
         for name in STAGED_TABLES:
@@ -135,13 +135,8 @@ def stage_tables(res: ShardResult, stage: str, stage_id: str) -> None:
                 continue
             part = f"part-{stage_id}-s{res.shard.index:05d}.parquet"
             rel = f"{partition_dir(name, ruleset, date)}/{part}"
-            path = os.path.join(stage, rel)
-            tmp = f"{path}.{os.getpid()}.tmp"
             try:
-                os.makedirs(os.path.dirname(path), exist_ok=True)
-                meta = SCHEMAS[name].metadata
-                pq.write_table(table.replace_schema_metadata(meta), tmp, **writer_options(name))
-                os.replace(tmp, path)
+                write_file(name, table, os.path.join(stage, rel), atomic=True)
             except OSError as exc:
                 raise StagingError(rel, exc) from exc
             res.staged[(name, ruleset, date)] = (rel, table.num_rows)
@@ -188,30 +183,46 @@ def _alone(task: ShardTask, shard: Shard) -> Outcome:
         _kill(pool)
 
 
-def pool_results(shards: Sequence[Shard], task: ShardTask, jobs: int) -> Iterator[Outcome]:
-    """Run the shards on a pool of ``jobs`` worker processes; yield in shard order."""
-    if jobs <= 1 or len(shards) <= 1:
-        yield from serial_results(shards, task)
+def pool_results(shards: Iterable[Shard], task: ShardTask, jobs: int) -> Iterator[Outcome]:
+    """Run the shards on a pool of ``jobs`` worker processes; yield in shard order.
+
+    ``shards`` is read as the window has room (a lazy :class:`~maumau_log.shard.ShardPlan`
+    plans its later files while the workers replay the first shards)."""
+    feed = iter(shards)
+    head = list(itertools.islice(feed, 2))
+    if jobs <= 1 or len(head) <= 1:
+        yield from serial_results(itertools.chain(head, feed), task)
         return
+    feed = itertools.chain(head, feed)
     from concurrent.futures.process import BrokenProcessPool
 
     window = 4 * jobs  # see the module docstring
     pool = _pool(jobs)
+    held: dict[int, Shard] = {}  # submitted and not yet yielded, by position
     flight: dict[int, Future[Outcome]] = {}
     done: dict[int, Outcome] = {}
     nxt = 0  # next shard to submit
     want = 0  # next shard to yield
+    more = True  # ``feed`` may hold more shards
     try:
-        while want < len(shards):
+        while more or want < nxt:
             try:
-                while nxt < len(shards) and len(flight) + len(done) < window:
-                    flight[nxt] = pool.submit(task, shards[nxt])
+                while more and len(flight) + len(done) < window:
+                    if nxt not in held:  # else taken already, its submit broke: again
+                        shard = next(feed, None)
+                        if shard is None:
+                            more = False
+                            break
+                        held[nxt] = shard
+                    flight[nxt] = pool.submit(task, held[nxt])
                     nxt += 1
                 if want in done:
+                    del held[want]
                     yield done.pop(want)
                     want += 1
                     continue
-                done[want] = flight.pop(want).result()
+                if want < nxt:
+                    done[want] = flight.pop(want).result()
             except BrokenProcessPool:
                 # a worker died: keep what finished, run the rest of the flight alone
                 suspects = []
@@ -225,7 +236,7 @@ def pool_results(shards: Sequence[Shard], task: ShardTask, jobs: int) -> Iterato
                 flight = {}
                 _kill(pool)
                 for i in sorted(set(suspects)):
-                    done[i] = _alone(task, shards[i])
+                    done[i] = _alone(task, held[i])
                 pool = _pool(jobs)
     finally:
         _kill(pool)
@@ -263,7 +274,8 @@ def merge_order(
 
 
 def local_results(shards: Sequence[Shard], task: ShardTask, jobs: int) -> Iterator[Outcome]:
-    """The local runner: ``jobs`` processes (1: this process), merged in order."""
+    """The local runner: ``jobs`` processes (1: this process), merged in order (``shards``
+    read in order as the workers need them, indexed only for a match replay)."""
     return merge_order(pool_results(shards, task, jobs), task, shards)
 
 

@@ -39,6 +39,33 @@ from .store_schema import (
 # Writing
 
 
+def write_file(
+    table: str, data: pa.Table, path: str | os.PathLike[str], atomic: bool = False
+) -> None:
+    """Write ``data`` as one Parquet file of dataset table ``table`` at ``path`` (its
+    folder created): cast to the table's schema, with its metadata and writer options.
+    The one Parquet write of a whole file, shared by :meth:`DatasetWriter.replace` and
+    the workers' staged files (:func:`maumau_log.runners.stage_tables`).
+
+    Args:
+        table: the dataset table (a key of ``SCHEMAS``).
+        data: its rows (columns of the table's schema).
+        path: the file.
+        atomic: write under a temporary name beside it and rename, so that a file found
+            at ``path`` is whole (a process killed mid-write leaves only a ``.tmp`` file).
+    Raises:
+        OSError: the folder or the file cannot be written (a full disk, a size limit).
+    """
+    target = os.fspath(path)
+    os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
+    out = f"{target}.{os.getpid()}.tmp" if atomic else target
+    schema = SCHEMAS[table]
+    pq.write_table(data.cast(schema).replace_schema_metadata(schema.metadata), out,
+                   **_writer_options(table))  # fmt: skip
+    if atomic:
+        os.replace(out, target)
+
+
 class DatasetWriter:
     """Writes one ingest's files and publishes them atomically.
 
@@ -226,12 +253,7 @@ class DatasetWriter:
             return
         path = self.tmp / target
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            pq.write_table(
-                new.cast(SCHEMAS[table]).replace_schema_metadata(SCHEMAS[table].metadata),
-                path,
-                **_writer_options(table),
-            )
+            write_file(table, new, path)
         except OSError as exc:
             raise write_error(self.root, exc, str(self.root / target)) from exc
         self._written[target] = table

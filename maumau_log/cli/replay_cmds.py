@@ -107,13 +107,16 @@ class ValidationRun:
         as that file's one shard, so the file is not read again (a file that planning
         would cut, above twice :data:`~maumau_log.shard.SHARD_BYTES`, is read as usual).
         """
-        if data is not None and len(files) == 1 and runner is None and len(data) <= 2 * SHARD_BYTES:
-            shards = [Shard(0, str(files[0]), data=data)]
-        else:
-            shards = plan_shards(files, workers=runner_workers(runner))
-        task = ShardTask(file_options)
-        results = runner(shards, task) if runner is not None else local_results(shards, task, 1)
-        with shard_progress(len(shards), progress) as tick:
+        with shard_progress(None, progress) as tick:
+            shards: Sequence[Shard]
+            small = data is not None and len(data) <= 2 * SHARD_BYTES
+            if data is not None and small and len(files) == 1 and runner is None:
+                shards = [Shard(0, str(files[0]), data=data)]
+                tick.planned(1)
+            else:  # planned as the runner reads them (the bar's total once all are)
+                shards = plan_shards(files, workers=runner_workers(runner), on_planned=tick.planned)
+            task = ShardTask(file_options)
+            results = runner(shards, task) if runner is not None else local_results(shards, task, 1)
             for res in results:
                 if isinstance(res, ShardFailure):
                     self.failed.append(str(res))

@@ -71,7 +71,7 @@ def make_runner(engine: str, jobs: int | None, address: str | None) -> Runner:
 @contextmanager
 def shard_progress(shards: int | None, show: bool) -> Iterator[ShardCounter]:
     """A progress bar of shards, games and events (stderr, terminals only); ``shards``
-    None until :meth:`ShardCounter.planned` says."""
+    None until :meth:`ShardCounter.planned` says (the plan is made as the shards run)."""
     counter = ShardCounter()
     if not show or not err.is_terminal:
         yield counter
@@ -82,14 +82,15 @@ def shard_progress(shards: int | None, show: bool) -> Iterator[ShardCounter]:
         TextColumn("{task.description}"),
         BarColumn(),
         TextColumn(
-            "{task.completed}/{task.total} shards, {task.fields[games]:,} games, "
+            "{task.completed}{task.fields[of]} shards, {task.fields[games]:,} games, "
             "{task.fields[events]:,} events"
         ),
         TimeElapsedColumn(),
         console=err,
         transient=True,
     ) as prog:
-        task = prog.add_task("replaying", total=shards, games=0, events=0)
+        of = "" if shards is None else f"/{shards}"  # planning may still run: no total yet
+        task = prog.add_task("replaying", total=shards, games=0, events=0, of=of)
         counter.bar = (prog, task)
         yield counter
 
@@ -106,7 +107,7 @@ class ShardCounter:
         """The number of shards is known."""
         if self.bar is not None:
             prog, task = self.bar
-            prog.update(task, total=shards)  # type: ignore[arg-type]
+            prog.update(task, total=shards, of=f"/{shards}")  # type: ignore[arg-type]
 
     def __call__(self, res: Outcome) -> None:
         """One shard merged."""
