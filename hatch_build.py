@@ -3,7 +3,8 @@
 The compiled build is optional (issue 12). ``pip install -e ".[dev]"`` (or a wheel build)
 runs this hook: with a C compiler and the Python headers it compiles
 ``maumau_log/engine/*.py`` and :data:`EXTRA` (the OpenSpiel import's port and conversion,
-and the modules the engine calls per game, ``shuffle.py`` and ``scoring.py``), the same
+the modules the engine calls per game, ``shuffle.py`` and ``scoring.py``, and the replay
+driver ``replay.py``), the same
 source, into extension modules beside the ``.py`` files, which Python then imports first;
 without a compiler, or when compiling fails, it says so and the install goes on in pure
 Python. ``MAUMAU_LOG_NO_COMPILE=1`` skips it.

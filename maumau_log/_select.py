@@ -2,14 +2,14 @@
 
 The compiled build (mypyc, ``hatch_build.py``) puts extension modules beside the ``.py``
 files of the engine package and of :data:`EXTRA` (the OpenSpiel port and conversion, the
-fair shuffle and the round scores); Python imports an extension module before the source of
-the same name. With ``MAUMAU_LOG_PURE_PYTHON=1`` in the environment, a finder placed first on
-``sys.meta_path`` loads those modules from their ``.py`` source instead, so CI runs the
-whole suite against both builds from one install. An extension older than its ``.py`` file
-(the source was edited or merged after the build) would run stale code: then every
-compilable module runs from source, with a warning (rebuild with ``python hatch_build.py``).
-Imported by ``maumau_log/__init__.py``, so it is in place before any of those modules is;
-this module is never compiled.
+fair shuffle, the round scores and the replay driver); Python imports an extension module
+before the source of the same name. With ``MAUMAU_LOG_PURE_PYTHON=1`` in the environment, a
+finder placed first on ``sys.meta_path`` loads those modules from their ``.py`` source
+instead, so CI runs the whole suite against both builds from one install. An extension older
+than its ``.py`` file (the source was edited or merged after the build) would run stale
+code: then every compilable module runs from source, with a warning (rebuild with ``python
+hatch_build.py``). Imported by ``maumau_log/__init__.py``, so it is in place before any of
+those modules is; this module is never compiled.
 """
 
 from __future__ import annotations
@@ -38,6 +38,10 @@ EXTRA = tuple(
 """Compiled modules outside the engine package: the OpenSpiel port and the conversion of its
 trace into log lines, the fair shuffle, the round scores and the replay driver
 (``hatch_build.EXTRA`` lists the same)."""
+INLINED = ("cards.py", "openspiel/actions.py")
+"""Interpreted modules (under ``maumau_log/``) whose ``Final`` constants the compiled modules
+copy at build time (mypyc inlines a ``Final`` literal of an imported module): an extension
+older than one of them holds its old values, so it is stale too (session 6 review)."""
 PURE = os.environ.get("MAUMAU_LOG_PURE_PYTHON", "") not in ("", "0")
 
 
@@ -66,17 +70,32 @@ class _SourceFirst:
 
 
 def _stale() -> list[str]:
-    """Compiled modules whose ``.py`` source is newer than the extension."""
+    """Sources newer than the compiled build: a compiled module's ``.py`` newer than its
+    extension, or one of :data:`INLINED` newer than the oldest extension (paths relative to
+    ``maumau_log/``)."""
     out = []
+    oldest: float | None = None
     folders = {ROOT / "engine"} | {ROOT.joinpath(*n.split(".")[1:-1]) for n in EXTRA}
     for folder in sorted(folders):
         for ext in folder.glob("*.so"):
             stem = ext.name.split(".", 1)[0]
             source = folder / f"{stem}.py"
             name = ".".join((PACKAGE, *source.relative_to(ROOT).with_suffix("").parts))
-            if source_of(name) == source and source.stat().st_mtime > ext.stat().st_mtime:
+            if source_of(name) != source:
+                continue
+            built = ext.stat().st_mtime
+            oldest = built if oldest is None else min(oldest, built)
+            if source.stat().st_mtime > built:
                 out.append(source.relative_to(ROOT).as_posix())
-    return out
+    return out + inlined_stale(ROOT, oldest)
+
+
+def inlined_stale(root: Path, oldest: float | None) -> list[str]:
+    """The :data:`INLINED` modules under ``root`` changed after ``oldest`` (the oldest
+    extension's mtime, seconds; None: no extension, nothing is stale)."""
+    if oldest is None:
+        return []
+    return [m for m in INLINED if (root / m).is_file() and (root / m).stat().st_mtime > oldest]
 
 
 if not PURE:

@@ -89,8 +89,19 @@ same (decoding is a function of the bytes), so the replay is the same; events ar
 and neither the engine nor a visitor changes their lists, so one event may stand for many
 lines (``tests/test_replay_decoded.py``)."""
 DECODED_LINES = 4096
-"""At most this many lines are kept decoded (memory flat in the games: about 1 MiB); a log
-whose every line differs (a ``t`` or ``seq`` in each) fills it once and then only looks."""
+"""At most this many lines are kept decoded (memory flat in the games: about 1.6 MiB), the
+first ones met since the kept lines were last dropped (see :data:`DECODED_JUDGE`)."""
+DECODED_JUDGE = 8192
+"""Every this many decoded lines (lines not found among the kept ones), a :class:`Replayer`
+judges its kept lines: if fewer than one line in five was found there since the last
+judgement (a log with a ``t`` or ``seq`` in every line: no two lines are equal), it drops
+them and neither looks nor keeps for :data:`DECODED_PAUSE` times as many decoded lines, then
+starts keeping again from the lines it meets then. So such a log pays no failed look-up per
+line, and a plain log after it is not left with kept lines that are never found (session 6
+review). Only the speed depends on it, never a report."""
+DECODED_PAUSE = 8
+"""How many judgement windows (:data:`DECODED_JUDGE`) a Replayer neither looks nor keeps
+after judging its kept lines useless."""
 DECODED_TYPES: Final = frozenset({Play, Draw, Pass, SuitChoice, Call})
 """The events kept decoded: the turn's short, repeated ones (a header, a deal, a
 reshuffle, a penalty or a round's end is rarely repeated and is never kept)."""
@@ -127,6 +138,12 @@ class Replayer:
         self._rules: dict[tuple[str, bytes], Ruleset] = {}
         # a short line's bytes -> its event (DECODED_LINE_BYTES): one look-up, no decode
         self._decoded: dict[bytes, Event] = {}
+        # DECODED_JUDGE: looking up kept lines at all; decoded lines and lines since the
+        # last judgement; decoded lines at which the next judgement falls
+        self._caching = True
+        self._misses = 0
+        self._seen = 0
+        self._judge_at = DECODED_JUDGE
 
     # -- violations
 
@@ -187,9 +204,14 @@ class Replayer:
         """Replay located lines (``(line_number, raw_bytes)``, as :func:`iter_lines` yields).
 
         Args:
-            name: the source's name for the reports (a path, or e.g. ``"<memory>"``).
-            lines: the lines; a :class:`LogReadError` raised while iterating ends the source
-                as :meth:`replay_file` describes.
+            name: the source's name for the reports (a ``str``: a path, or e.g.
+                ``"<memory>"``).
+            lines: the lines, each a ``tuple`` of an ``int`` and ``bytes``; a
+                :class:`LogReadError` raised while iterating ends the source as
+                :meth:`replay_file` describes.
+        Raises:
+            TypeError: in the compiled build, ``name`` not a ``str`` or a line not such a
+                tuple (the pure build may accept a ``Path`` or a list; pass the types above).
         Yields:
             A :class:`GameReport` per game.
         """
@@ -205,9 +227,11 @@ class Replayer:
         decoded = self._decoded
         hooks = [v.event for v in self.visitors if not getattr(v, "lines_only", False)]
         keep = len(hooks) < len(self.visitors)  # a visitor wants report.lines instead
+        caching, misses, seen, judge_at = self._caching, self._misses, self._seen, self._judge_at
         try:
             for line_no, raw in lines:
-                ev = decoded.get(raw)
+                seen += 1
+                ev = decoded.get(raw) if caching else None
                 if ev is None:
                     try:
                         ev = decode(raw)
@@ -224,11 +248,23 @@ class Replayer:
                         live = None if g.failed else g.engine
                         continue
                     if (
-                        len(raw) <= DECODED_LINE_BYTES
+                        caching
+                        and len(raw) <= DECODED_LINE_BYTES
                         and len(decoded) < DECODED_LINES
                         and type(ev) in DECODED_TYPES
                     ):
                         decoded[raw] = ev
+                    misses += 1
+                    if misses >= judge_at:  # DECODED_JUDGE: are the kept lines found?
+                        if caching and misses * 5 > seen * 4:  # under one line in five
+                            caching = False
+                            decoded.clear()
+                            judge_at = DECODED_JUDGE * DECODED_PAUSE
+                        else:
+                            caching = True
+                            judge_at = DECODED_JUDGE
+                        misses = seen = 0
+                        self._caching, self._judge_at = caching, judge_at
                 if type(ev) is _GAME:
                     if g is not None:
                         g.count, g.last_line = count, last
@@ -287,6 +323,7 @@ class Replayer:
                     g, exc.line, g.count, "truncated_file", exc.message, "FORMAT.md Files"
                 )
             count, last = g.count, g.last_line
+        self._misses, self._seen = misses, seen
         if g is not None:
             g.count, g.last_line = count, last
             yield self._finish(g)

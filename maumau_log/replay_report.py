@@ -7,7 +7,6 @@ checks headers and matches; both import this one). Names are re-exported by
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -31,7 +30,8 @@ class GameReport:
         rules: the resolved ruleset, or None when it could not be resolved.
         events: events in the game, the header counted (so the last index + 1).
         last_line: the line of the game's last event (set when the game ends; during the
-            replay :attr:`GameState.last_line` holds it).
+            replay the driver keeps it, and writes it to :attr:`GameState.last_line` before
+            any method that reads it).
         violation: the first violation, or None for a valid game.
         engine: the engine after the last replayed event (None without a valid header).
         violation_raw: the violating line as logged (bytes without the newline; None when
@@ -85,7 +85,10 @@ class ReplayVisitor(Protocol):
 
     def event(self, report: GameReport, index: int, line: int, event: Event, raw: bytes) -> None:
         """The engine accepted event number ``index`` (1-based after the header);
-        ``raw`` is its line as read (without the newline)."""
+        ``raw`` is its line as read (without the newline). ``event`` is read-only: one
+        event object may stand for every line with the same bytes (the driver keeps short
+        lines decoded, ``replay.DECODED_LINE_BYTES``), so changing it would change later
+        games."""
 
     def end_game(self, report: GameReport) -> None:
         """The game is over (valid, or stopped at ``report.violation``)."""
@@ -97,19 +100,20 @@ class GameState:
     Attributes:
         report: the :class:`GameReport` the game ends as.
         engine: the engine (None without a valid header).
-        apply: ``engine.apply`` bound once per game (None without an engine).
         failed: no more events are checked (a violation was reported).
         count: events read so far, the header counted (the next event's index).
         last_line: the line of the last event read (copied to the report at the end).
+
+    During a replay the driver keeps ``count`` and ``last_line`` in its own variables and
+    writes them here before any method that reads them (``replay.Replayer.replay_lines``).
         lines: ``report.lines`` (the accepted lines, when a visitor wants them).
     """
 
-    __slots__ = ("apply", "count", "engine", "failed", "last_line", "lines", "report")
+    __slots__ = ("count", "engine", "failed", "last_line", "lines", "report")
 
     def __init__(self, report: GameReport) -> None:
         self.report = report
         self.engine: Engine | None = None
-        self.apply: Callable[[Event], object] | None = None
         self.failed = False
         self.count = 0
         self.last_line = report.last_line
@@ -118,5 +122,4 @@ class GameState:
     def set_engine(self, engine: Engine) -> None:
         """Attach the game's engine (to the report too)."""
         self.engine = engine
-        self.apply = engine.apply
         self.report.engine = engine

@@ -56,3 +56,18 @@ def test_pure_python_switch_loads_the_port_and_engine_from_source() -> None:
     res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          check=True, cwd=ROOT)  # fmt: skip
     assert res.stdout.split() == ["False", "False", "True", "True"]
+
+
+def test_an_inlined_module_edited_after_the_build_makes_it_stale(tmp_path: Path) -> None:
+    # session 6 review: mypyc copies Final literals of openspiel/actions.py and cards.py into
+    # the compiled modules, so an edit of either after the build leaves them stale
+    (tmp_path / "openspiel").mkdir()
+    for m in _select.INLINED:
+        (tmp_path / m).write_text("X = 1\n")
+        os.utime(tmp_path / m, (1000.0, 1000.0))
+    assert _select.inlined_stale(tmp_path, 2000.0) == []
+    assert _select.inlined_stale(tmp_path, None) == []
+    os.utime(tmp_path / "openspiel" / "actions.py", (3000.0, 3000.0))
+    assert _select.inlined_stale(tmp_path, 2000.0) == ["openspiel/actions.py"]
+    assert {m for m in _select.INLINED} == {"cards.py", "openspiel/actions.py"}
+    assert all((ROOT / "maumau_log" / m).is_file() for m in _select.INLINED)

@@ -57,9 +57,13 @@ def test_sample_logs_same_outcomes_and_tables(monkeypatch: pytest.MonkeyPatch) -
     """Every sample log (valid and violations), through ``run_shard`` as validate and as
     ingest run it: the same outcomes and the same dataset tables with and without the
     kept lines; the kept events are unchanged after the collector saw them."""
-    files = sorted(p for p in (SAMPLES / "valid").glob("*.jsonl*"))
-    files += sorted((SAMPLES / "violations").glob("*.jsonl*"))
-    assert len(files) > 20
+    # every log under sample_logs/, sub-folders too (presets, other engines, disputes,
+    # OpenSpiel, the .mm notation with its BadLine path: session 6 review)
+    files = sorted(
+        p for p in SAMPLES.rglob("*")
+        if p.is_file() and (".jsonl" in p.name or p.suffix == ".mm")
+    )  # fmt: skip
+    assert len(files) == 57
     seen = 0
     for f in files:
         for collect in (False, True):
@@ -100,3 +104,37 @@ def test_kept_lines_bounded_and_only_turn_events(monkeypatch: pytest.MonkeyPatch
     assert msgspec.json.decode(play, type=Play) == ev
     draw = b'{"type":"draw","player":"p1","cards":["7H"],"reason":"no_play"}'
     assert type(EVENT_DECODER.decode(draw)) is Draw and len(draw) <= DECODED_LINE_BYTES
+
+
+def test_a_log_with_unique_lines_stops_the_look_ups_and_a_plain_log_after_it_is_kept(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Session 6 review: a ``t`` on every line makes every line unique. After DECODED_JUDGE
+    decoded lines with under one in five found, the Replayer drops its kept lines and looks
+    no more for DECODED_PAUSE windows; then plain lines are kept again. Same reports."""
+    monkeypatch.setattr(replay, "DECODED_JUDGE", 200)
+    monkeypatch.setattr(replay, "DECODED_PAUSE", 2)
+    games = simulate("classic", 2, 40, seed=61)
+    plain = _lines(games)
+    stamped = []
+    for n, raw in enumerate(plain):
+        d = msgspec.json.decode(raw)
+        if d["type"] != "game":
+            d["t"] = 1_700_000_000_000 + n  # an integer time (FORMAT.md), unique per line
+        stamped.append(msgspec.json.encode(d))
+    assert len(stamped) > 600
+    # the same reports with and without the kept lines
+    got = [outcome(rep) for rep in Replayer(visitors=[ContentHasher()]).replay_lines(
+        "<memory>", enumerate(stamped, 1))]  # fmt: skip
+    monkeypatch.setattr(replay, "DECODED_LINES", 0)
+    want = [outcome(rep) for rep in Replayer(visitors=[ContentHasher()]).replay_lines(
+        "<memory>", enumerate(stamped, 1))]  # fmt: skip
+    assert got == want and len(got) == 40
+    monkeypatch.setattr(replay, "DECODED_LINES", DECODED_LINES)
+    # 250 stamped lines: judged at the 200th decoded line (0 found): dropped, no look-ups
+    r = Replayer()
+    list(r.replay_lines("<stamped>", enumerate(stamped[:250], 1)))
+    assert (r._caching, len(r._decoded), r._misses, r._judge_at) == (False, 0, 50, 400)
+    # then a plain log: after 350 more decoded lines the pause is over and lines are kept
+    list(r.replay_lines("<plain>", enumerate(plain, 1)))
+    assert r._caching is True and len(r._decoded) > 50

@@ -27,7 +27,7 @@ Every public name is importable from this package, as before the split. :mod:`.p
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import _select
 from .actions import (
@@ -68,6 +68,14 @@ from .errors import IllegalAction, OpenSpielImportError
 from .params import GameParams, parse_game_string
 from .port import CrazyEightsState, documented_penalty
 from .sources import SourceGame, read_source
+
+if TYPE_CHECKING:  # mypy sees the real names (a typo is an error), the import does not
+    from .differential import (
+        Disagreement,
+        engine_disagreement,
+        pyspiel_random_game,
+        returns_explained,
+    )
 
 _DIFFERENTIAL = ("Disagreement", "engine_disagreement", "pyspiel_random_game", "returns_explained")
 """Names of :mod:`.differential`, imported on first use (the tests and ``bench/`` use them,
