@@ -226,3 +226,20 @@ def test_a_shard_whose_submit_broke_is_not_lost(
     got = [g.game_id for r in pool_results(iter(shards), ShardTask(), 2) for g in r.games]  # type: ignore[union-attr]
     assert got == ["g00", "g01", "g02", "g03", "g04", "g05"]
     assert _BreaksOnce.submits == 7  # six shards, the third submitted twice
+
+
+def test_a_file_gone_before_its_scan_is_one_shard_reported_unreadable(tmp_path: Path) -> None:
+    # session 6 review: the plan scans a file only when its shards are wanted, so a file
+    # deleted meanwhile must not end the batch with a traceback
+    files = _three_logs(tmp_path)
+    plan = plan_shards(files, shard_bytes=80)
+    assert next(iter(plan)).path == str(files[0])  # a is scanned: 3 shards
+    files[2].unlink()  # c is gone before its scan
+    assert [(s.path[-7:], s.start, s.end) for s in plan] == [
+        ("a.jsonl", 0, 200), ("a.jsonl", 200, 400), ("a.jsonl", 400, None),
+        ("b.jsonl", 0, None), ("c.jsonl", 0, None),
+    ]  # fmt: skip
+    gone = shard_mod.run_shard(plan[4])
+    assert gone.games == [] and gone.unreadable is not None
+    assert "c.jsonl" in str(gone.unreadable)
+    assert [o.game_id for o in shard_mod.run_shard(plan[3]).games] == ["g4"]
