@@ -17,6 +17,7 @@ import sys
 from importlib import resources
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -26,7 +27,12 @@ from maumau_log import rules, schema
 from maumau_log.cli import app
 from maumau_log.cli.import_cmds import YOUNG_ALLOCATIONS
 from maumau_log.engine.tables import _CACHE_SIZE, tables
-from maumau_log.openspiel import CrazyEightsState, GameParams
+from maumau_log.openspiel import (
+    CrazyEightsState,
+    GameParams,
+    OpenSpielImportError,
+    parse_game_string,
+)
 from maumau_log.openspiel.actions import NUM_CARDS
 from maumau_log.openspiel.port import (
     T_DEAL,
@@ -165,3 +171,22 @@ def test_command_process_settings(tmp_path: Path) -> None:
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)  # fmt: skip
     assert f"RESULT 0 [(True, {YOUNG_ALLOCATIONS})] True False" in res.stderr, res.stderr[-800:]
+
+
+def test_game_strings_kept_parsed() -> None:
+    """A game string is parsed once (the same frozen parameters again); a refused one is
+    refused every time with the same words; the canonical string of an equal but other
+    object is its own (``players=2.0`` is not ``players=2``)."""
+    text = "crazy_eights(players=4,max_turns=30,reshuffle=True)"
+    first = parse_game_string(text)
+    assert parse_game_string(text) is first
+    assert first == GameParams(4, 5, 30, False, True)
+    assert first.game_string() == (
+        "crazy_eights(max_draw_cards=5,max_turns=30,players=4,reshuffle=True,"
+        "use_special_cards=False)"
+    )
+    for _ in range(2):
+        with pytest.raises(OpenSpielImportError, match="not 'crazy_eights'"):
+            parse_game_string("chess()")
+    assert "players=2.0," in GameParams(2.0).game_string()  # type: ignore[arg-type]
+    assert "players=2," in GameParams(2).game_string()
