@@ -114,10 +114,7 @@ class Tables:
 
 
 _CACHE: dict[int, tuple[Ruleset, Tables]] = {}
-_CACHE_SIZE = 256
-"""Rulesets whose tables are kept: more than the 144 parameter mixes of OpenSpiel's
-``crazy_eights`` (issue 12: with 64, an import of histories cycling through them built the
-tables for every game, 3% of an ``import openspiel --validate``)."""
+_CACHE_SIZE = 64
 
 
 def tables(rules: Ruleset) -> Tables:
