@@ -17,7 +17,6 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from functools import cache, cached_property
-from importlib import resources
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -228,8 +227,14 @@ def card_points(card: Card, points: Mapping[str, int]) -> int:
 # -- loading ------------------------------------------------------------------------------
 
 
+_PRESETS = Path(__file__).parent / "presets"
+
+
 def _presets_dir() -> Path:
-    return Path(str(resources.files("maumau_log") / "presets"))
+    """The packaged presets' folder (the package's own folder, as
+    ``importlib.resources.files`` finds it for an installed or editable package, without
+    importing ``importlib.resources`` and its readers: issue 12, start-up)."""
+    return _PRESETS
 
 
 def _check_options(options: Any, where: str) -> dict[str, Any]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,14 +24,18 @@ if TYPE_CHECKING:  # jsonschema is imported when a check runs: a replay of good 
     from jsonschema import Draft202012Validator
     from referencing import Registry
 
-_SOURCE_TREE = Path(__file__).resolve().parent.parent / "schemas"
+_HERE = Path(__file__).resolve().parent
+_SOURCE_TREE = _HERE.parent / "schemas"
+_PACKAGED = _HERE / "_schemas"
+"""The wheel's copy: in the package's own folder (where ``importlib.resources.files`` finds
+it; the path is taken directly, without importing ``importlib.resources`` and its readers:
+issue 12, start-up)."""
 
 
 def schema_dir() -> Path:
     """Return the folder holding the schema files (wheel copy first, then the source tree)."""
-    packaged = resources.files("maumau_log") / "_schemas"
-    if packaged.is_dir():
-        return Path(str(packaged))
+    if _PACKAGED.is_dir():
+        return _PACKAGED
     return _SOURCE_TREE
 
 

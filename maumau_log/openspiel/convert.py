@@ -24,7 +24,6 @@ puts them back and turns again); they are listed in ``game.meta.openspiel_redeal
 from __future__ import annotations
 
 from functools import lru_cache
-from itertools import compress
 from pathlib import Path
 from typing import Any, Final
 
@@ -35,15 +34,32 @@ from .actions import CARD_CODES, CHANCE, EIGHT_RANK, NUM_CARDS
 from .errors import OpenSpielImportError
 from .lines import PASS_ID, PER_PLAYER, SUIT_BASE, Draw, as_dicts, encode_events
 from .params import GameParams, parse_game_string
-from .port import CrazyEightsState
+from .port import (
+    T_DEAL,
+    T_DRAW,
+    T_DRAWN,
+    T_PASS,
+    T_PLAY,
+    T_RESHUFFLE,
+    T_STARTER,
+    T_STARTER_BACK,
+    T_SUIT,
+    CrazyEightsState,
+)
 from .sources import SourceGame
 
 
 def _in_id_order(copies: list[int]) -> list[str]:
-    """The codes of the cards counted in ``copies`` (per card id), in card id order."""
-    if max(copies, default=0) <= 1:  # one pack: a C-level pick of the cards held
-        return list(compress(CARD_CODES, copies))
-    return [CARD_CODES[c] for c in range(NUM_CARDS) for _ in range(copies[c])]
+    """The codes of the cards counted in ``copies`` (per card id, never below 0), in card
+    id order."""
+    codes = CARD_CODES
+    out: list[str] = []
+    for c in range(NUM_CARDS):  # compiled: one typed pass, no generic max/compress
+        k = copies[c]
+        while k > 0:
+            out.append(codes[c])
+            k -= 1
+    return out
 
 
 RETURNS_MODES: Final = ("field", "scores")
@@ -204,54 +220,67 @@ def compact_events(
     per_player = PER_PLAYER
     pass_id, suit_base = PASS_ID, SUIT_BASE
 
-    for entry in state.trace:
-        kind = entry[0]
-        if kind == "play":
+    trace = state.trace  # flat ints: see CrazyEightsState's doc
+    i = 0
+    size = len(trace)
+    while i < size:
+        kind = trace[i]
+        if kind == T_PLAY:
             open_draw = None
             split = False
-            card = entry[2]
-            events.append(entry[1] * per_player + card)
-            origins.append(entry[3])
+            card = trace[i + 2]
+            events.append(trace[i + 1] * per_player + card)
+            origins.append(trace[i + 3])
             awaiting_suit = card >> 2 == EIGHT_RANK
-        elif kind == "drawn":
+            i += 4
+        elif kind == T_DRAWN:
             assert open_draw is not None
             if split:  # the rest of a draw after a reshuffle: a new draw event
                 open_draw = open_draw.split()
                 events.append(open_draw)
                 origins.append(None)
                 split = False
-            open_draw.cards.append(entry[2])
-            drawn.append(entry[2])
-        elif kind == "draw":
+            card = trace[i + 2]
+            open_draw.cards.append(card)
+            drawn.append(card)
+            i += 3
+        elif kind == T_DRAW:
             split = False
-            open_draw = Draw(entry[1], 2 if entry[2] else (1 if entry[3] else 0))
+            open_draw = Draw(trace[i + 1], 2 if trace[i + 2] else (1 if trace[i + 3] else 0))
             events.append(open_draw)
-            origins.append(entry[4])
-        elif kind == "pass":
+            origins.append(trace[i + 4])
+            i += 5
+        elif kind == T_PASS:
             open_draw = None
             split = False
-            events.append(entry[1] * per_player + pass_id)
-            origins.append(entry[2])
-        elif kind == "suit":
-            events.append(entry[1] * per_player + suit_base + entry[2])
-            origins.append(entry[3])
+            events.append(trace[i + 1] * per_player + pass_id)
+            origins.append(trace[i + 2])
+            i += 3
+        elif kind == T_SUIT:
+            events.append(trace[i + 1] * per_player + suit_base + trace[i + 2])
+            origins.append(trace[i + 3])
             awaiting_suit = False
             for ev in held:
                 events.append(ev)
                 origins.append(None)
             held = []
-        elif kind == "deal":
-            hands[entry[1]].append(codes[entry[2]])
-            dealt.append(entry[2])
-        elif kind == "starter_back":
-            redealt.append(codes[entry[1]])
-        elif kind == "starter":
-            starter = codes[entry[1]]
+            i += 4
+        elif kind == T_DEAL:
+            card = trace[i + 2]
+            hands[trace[i + 1]].append(codes[card])
+            dealt.append(card)
+            i += 3
+        elif kind == T_STARTER_BACK:
+            redealt.append(codes[trace[i + 1]])
+            i += 2
+        elif kind == T_STARTER:
+            card = trace[i + 1]
+            starter = codes[card]
             # the stock after the deal: the pack less the hands and the starter
             pack = [state.decks] * NUM_CARDS
             for c in dealt:
                 pack[c] -= 1
-            pack[entry[1]] -= 1
+            pack[card] -= 1
             deal: dict[str, Any] = {
                 "type": "deal",
                 "hands": {names[p]: list(hands[p]) for p in range(n)},
@@ -263,14 +292,14 @@ def compact_events(
             segments.append(seg)
             events.append(deal)
             origins.append(None)
-        elif kind == "reshuffle":
-            cards, over = entry[1], entry[2]
-            if not cards or over:
+            i += 2
+        elif kind == T_RESHUFFLE:
+            over, total = trace[i + 1], trace[i + 2]
+            first = i + 3
+            i = first + NUM_CARDS
+            if not total or over:
                 continue  # nothing to reshuffle (the log needs none), or after the end
-            counts = [0] * NUM_CARDS
-            for c in cards:
-                counts[c] += 1
-            seg = _Segment(counts, [])
+            seg = _Segment(trace[first:i], [])  # the copies of each card id
             drawn = seg.drawn
             segments.append(seg)
             ev = {"type": "reshuffle", "stock": seg.target}
@@ -285,6 +314,8 @@ def compact_events(
             else:
                 events.append(ev)
                 origins.append(None)
+        else:  # T_DEALER: nothing to write (the dealer is the header's)
+            i += 2
     if starter is None:
         raise OpenSpielImportError("the history ends before the starter card is turned")
     # drop a draw left empty: the last action of a partial history (a draw cut by a

@@ -30,6 +30,15 @@ class GameParams:
 
     def game_string(self) -> str:
         """OpenSpiel's canonical game string: every parameter, sorted by name."""
+        kept = _GAME_STRINGS.get(id(self))
+        if kept is not None and kept[0] is self:  # this very object (equal is not enough:
+            return kept[1]  # GameParams(players=2.0) == GameParams(players=2))
+        text = self._game_string()
+        if len(_GAME_STRINGS) < _KEPT:
+            _GAME_STRINGS[id(self)] = (self, text)
+        return text
+
+    def _game_string(self) -> str:
         vals = {
             "max_draw_cards": str(self.max_draw_cards),
             "max_turns": str(self.max_turns),
@@ -71,6 +80,15 @@ _PARAM_TYPES: dict[str, type] = {
 _GAME_RE = re.compile(r"^\s*([A-Za-z0-9_]+)\s*(?:\((.*)\))?\s*$", re.DOTALL)
 
 
+_KEPT = 1024
+"""At most this many game strings are kept parsed (:func:`parse_game_string`) and made
+(:meth:`GameParams.game_string`): an import converts thousands of games of a few parameter
+mixes, each game parsing its string and writing the canonical one (issue 12: 2% of an
+``import openspiel --validate``). The parameters are frozen, so one stands for many games."""
+_PARSED: dict[str, GameParams] = {}
+_GAME_STRINGS: dict[int, tuple[GameParams, str]] = {}  # by id, the object kept alive
+
+
 def parse_game_string(text: str) -> GameParams:
     """Parse an OpenSpiel game string such as ``crazy_eights(players=3,reshuffle=True)``.
 
@@ -79,6 +97,15 @@ def parse_game_string(text: str) -> GameParams:
             or a value this importer cannot map (``players`` outside 2..15,
             ``max_draw_cards`` or ``max_turns`` below 1).
     """
+    params = _PARSED.get(text)
+    if params is None:
+        params = _parse(text)
+        if len(_PARSED) < _KEPT:
+            _PARSED[text] = params
+    return params
+
+
+def _parse(text: str) -> GameParams:
     m = _GAME_RE.match(text)
     if m is None:
         raise OpenSpielImportError(f"not an OpenSpiel game string: {text.strip()[:80]!r}")

@@ -57,6 +57,21 @@ _DEAL: Final = 0
 _PLAY: Final = 1
 _OVER: Final = 2
 
+# The kinds of :attr:`CrazyEightsState.trace` entries (each entry: its kind, then the fields
+# listed in the class doc). A flat list of ints, not a tuple per action with a string kind:
+# compiled, an entry is a few appends of small ints and reading it no string comparison
+# (issue 12: the trace was a third of the conversion's instructions).
+T_DEALER: Final = 0
+T_DEAL: Final = 1
+T_STARTER_BACK: Final = 2
+T_STARTER: Final = 3
+T_PLAY: Final = 4
+T_SUIT: Final = 5
+T_DRAW: Final = 6
+T_DRAWN: Final = 7
+T_PASS: Final = 8
+T_RESHUFFLE: Final = 9
+
 
 class CrazyEightsState:
     """OpenSpiel's ``CrazyEightsState``, ported field by field (names follow the C++).
@@ -64,11 +79,13 @@ class CrazyEightsState:
     Hands and the stock are counts per card id (``hands[p][card]``, ``deck[card]``: 0, 1 or,
     with two packs, 2). :meth:`apply` refuses an action that is not legal (raising
     :class:`IllegalAction`), where OpenSpiel itself checks nothing. ``trace`` records what
-    happened, for :func:`~maumau_log.openspiel.convert.history_to_events`: ``("dealer", p)``,
-    ``("deal", p, card)``, ``("starter_back", card)``, ``("starter", card)``,
-    ``("play", p, card, i)``, ``("suit", p, suit, i)``, ``("draw", p, effect, voluntary, i)``,
-    ``("drawn", p, card)``, ``("pass", p, i)``, ``("reshuffle", cards, over)`` (``i``: the
-    action's index in the history).
+    happened, for :func:`~maumau_log.openspiel.convert.history_to_events`, as one flat list
+    of ints, each entry its kind (``T_*``) and then its fields: ``T_DEALER p``,
+    ``T_DEAL p card``, ``T_STARTER_BACK card``, ``T_STARTER card``, ``T_PLAY p card i``,
+    ``T_SUIT p suit i``, ``T_DRAW p effect voluntary i`` (effect, voluntary: 0 or 1),
+    ``T_DRAWN p card``, ``T_PASS p i``, ``T_RESHUFFLE over total c0 ... c51`` (``i``: the
+    action's index in the history; a reshuffle's ``total`` cards, ``c0 ... c51`` the copies of
+    each card id that go back into the stock, ``over`` 1 when the game is over already).
 
     Args:
         params: the game parameters.
@@ -88,6 +105,9 @@ class CrazyEightsState:
         self.deck = [self.decks] * NUM_CARDS
         self.hands = [[0] * NUM_CARDS for _ in range(n)]
         self.hand_sizes = [0] * n  # not in the C++: the number of cards in each hand
+        # not in the C++: the copies of each card id in all hands together, kept with the
+        # hands (the reshuffle's count of the cards held, without a pass over every hand)
+        self.in_hands = [0] * NUM_CARDS
         self.returns = [0.0] * n
         self.phase = _DEAL
         self.current = -1
@@ -104,7 +124,7 @@ class CrazyEightsState:
         self.nominate = False
         self.direction = 1
         self.history: list[int] = []
-        self.trace: list[tuple[Any, ...]] = []
+        self.trace: list[int] = []  # flat: see the class doc
         self.record_legal = False
         self.legal_log: dict[int, list[int]] = {}  # action index -> legal player actions
 
@@ -292,27 +312,35 @@ class CrazyEightsState:
         return (self.current + self.direction + self.n) % self.n
 
     def _do_reshuffle(self) -> None:
-        # every card not in a hand and not the top of the discard pile goes back
-        cards: list[int] = []
-        held = [0] * NUM_CARDS
-        for hand in self.hands:
-            for card in range(NUM_CARDS):
-                held[card] += hand[card]
+        # every card not in a hand and not the top of the discard pile goes back (the C++
+        # sums the hands here; ``in_hands`` is that sum, kept as the hands change)
+        held = self.in_hands
+        trace, deck, decks, top = self.trace, self.deck, self.decks, self.last_card
+        trace.append(T_RESHUFFLE)
+        trace.append(1 if self.phase == _OVER else 0)
+        at = len(trace)
+        trace.append(0)  # the total, set below
+        total = shown = 0
         for card in range(NUM_CARDS):
-            left = self.decks - held[card]
-            if card == self.last_card:
+            left = decks - held[card]
+            if card == top:
                 left -= 1
-            self.deck[card] = left
-            self.cards_left += left
-            for _ in range(left):
-                cards.append(card)
-        self.trace.append(("reshuffle", cards, self.phase == _OVER))
+            deck[card] = left
+            total += left
+            if left > 0:  # (never below 0 in a consistent state)
+                shown += left
+                trace.append(left)
+            else:
+                trace.append(0)
+        self.cards_left += total
+        trace[at] = shown
 
     def _apply_deal(self, action: int) -> None:
         if not self.history:
             self.dealer = action - DEALER_BASE
             self.current = (self.dealer + 1) % self.n
-            self.trace.append(("dealer", self.dealer))
+            self.trace.append(T_DEALER)
+            self.trace.append(self.dealer)
             return
         dealt = len(self.history)  # history_.size() before this action
         current = self.current
@@ -320,21 +348,28 @@ class CrazyEightsState:
         if self.redraw:
             pass  # the starter: traced below, once it is known to stay
         elif dealt <= dealing:
-            self.trace.append(("deal", current, action))
+            self.trace.append(T_DEAL)
+            self.trace.append(current)
+            self.trace.append(action)
         else:
-            self.trace.append(("drawn", current, action))
+            self.trace.append(T_DRAWN)
+            self.trace.append(current)
+            self.trace.append(action)
         self.cards_left -= 1
         self.deck[action] -= 1
         self.hands[current][action] += 1
         self.hand_sizes[current] += 1
+        self.in_hands[action] += 1
         if not self.cards_left and self.reshuffle:
             self._do_reshuffle()
         if self.redraw:
             self.hands[current][action] -= 1
             self.hand_sizes[current] -= 1
+            self.in_hands[action] -= 1
             rank = action >> 2
             if rank != EIGHT_RANK:
-                self.trace.append(("starter", action))
+                self.trace.append(T_STARTER)
+                self.trace.append(action)
                 self.phase = _PLAY
                 self.redraw = False
                 self.last_card = action
@@ -353,7 +388,8 @@ class CrazyEightsState:
                         return
                 self.current = (current + 1) % self.n
                 return
-            self.trace.append(("starter_back", action))
+            self.trace.append(T_STARTER_BACK)
+            self.trace.append(action)
             self.deck[action] += 1
             self.cards_left += 1
             return
@@ -387,7 +423,9 @@ class CrazyEightsState:
         player = self.current
         index = len(self.history)
         if action == PASS:
-            self.trace.append(("pass", player, index))
+            self.trace.append(T_PASS)
+            self.trace.append(player)
+            self.trace.append(index)
             self.passes = self.passes + 1 if not self.cards_left else 0
             if self.passes == self.n + 1:
                 self.phase = _OVER
@@ -403,23 +441,34 @@ class CrazyEightsState:
         if action == DRAW:
             effect = self.twos_left > 0
             voluntary = not effect and self.any_card_playable()
-            self.trace.append(("draw", player, effect, voluntary, index))
+            self.trace.append(T_DRAW)
+            self.trace.append(player)
+            self.trace.append(1 if effect else 0)
+            self.trace.append(1 if voluntary else 0)
+            self.trace.append(index)
             self.phase = _DEAL
             if effect:
                 self.start_twos = True
             return
         if self.nominate:
-            self.trace.append(("suit", player, action - NOMINATE_BASE, index))
+            self.trace.append(T_SUIT)
+            self.trace.append(player)
+            self.trace.append(action - NOMINATE_BASE)
+            self.trace.append(index)
             self.last_suit = action - NOMINATE_BASE
             self.current = self._next()
             self.nominate = False
             return
-        self.trace.append(("play", player, action, index))
+        self.trace.append(T_PLAY)
+        self.trace.append(player)
+        self.trace.append(action)
+        self.trace.append(index)
         self.plays += 1
         self.can_pass = False
         self.draws_before_play = 0
         self.hands[player][action] -= 1
         self.hand_sizes[player] -= 1
+        self.in_hands[action] -= 1
         if not self.hand_sizes[player] or self.plays >= self.max_turns:
             self.phase = _OVER
             self._score_up()
