@@ -72,3 +72,21 @@ def test_round_end_hands_in_another_order_and_a_wrong_hand() -> None:
     bad = [*events[:-1], RoundEnd(winner=end.winner, hands=wrong, scores=end.scores)]
     v = replay_events(bad)[0].violation
     assert v is not None and v.code == "wrong_score" and v.event_index == len(events) - 1
+
+
+def test_empty_counter_is_an_empty_counter() -> None:
+    # what State starts cover_drawn and call_faults with (Counter.__init__ not run)
+    from collections import Counter
+
+    from maumau_log.engine.state import empty_counter
+
+    c = empty_counter()
+    assert type(c) is Counter and c == Counter() and not c
+    assert c["x"] == 0 and "x" not in c
+    c["p1"] += 1
+    c.update(["p1", "p2"])
+    assert c == Counter({"p1": 2, "p2": 1}) and c.most_common(1) == [("p1", 2)]
+    assert empty_counter() is not empty_counter()
+    events = next(simulate("classic", 3, 1, 3))
+    engine = replay_events(events)[0].engine
+    assert engine is not None and type(engine.call_faults) is Counter

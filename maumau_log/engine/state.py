@@ -209,7 +209,7 @@ class State:
         self.cover_owed = None
         self.cover_drawing = False
         self.must_play = None
-        self.cover_drawn = Counter()
+        self.cover_drawn = empty_counter()
         self.play_again_owed = False
         self.draws_this_turn = 0
         self.drawn_card = None
@@ -238,7 +238,7 @@ class State:
         self.prev_turn_actor = None
         self.turns = dict.fromkeys(self.players, 0)
         self.skipped = dict.fromkeys(self.players, 0)
-        self.call_faults = Counter()
+        self.call_faults = empty_counter()
 
     @property
     def current_player(self) -> str:
@@ -297,6 +297,13 @@ _COPIED: tuple[str, ...] = (
 )  # fmt: skip
 
 
+def empty_counter() -> Counter[Any]:
+    """A new empty :class:`~collections.Counter`, as ``Counter()`` makes it, without
+    running ``Counter.__init__`` (Python code that, for no argument, does nothing: from
+    the compiled build a call into the interpreter; each engine makes two, issue 12)."""
+    return Counter.__new__(Counter)
+
+
 def update_pile(s: State) -> None:
     """Recompute :attr:`State.pile_ok` after the top card, the named suit or the wild state
     changed: the non-wild cards matching the top (or of the named suit, or all of them
@@ -337,7 +344,7 @@ def begin_turn(s: State, seat: int) -> None:
     s.drawn_card = None
     s.must_play = None
     if s.cover_drawn:
-        s.cover_drawn = Counter()
+        s.cover_drawn = empty_counter()
     s.turn_over_after_draw = False
     s.serving = False
     s.turns[s.players[seat]] += 1
