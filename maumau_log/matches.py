@@ -14,8 +14,12 @@ from dataclasses import dataclass, field
 
 from .rules import Ruleset
 
-HIGH_WINS = ("winner_collects", "hand_penalty")
-"""Scoring systems whose match winner has the highest total; the others, the lowest."""
+# the per-round arithmetic of a match lives with the round scores (compiled with the
+# engine, which calls it at every round_end: issue 12); named here as before
+from .scoring import HIGH_WINS as HIGH_WINS
+from .scoring import add_scores as add_scores
+from .scoring import is_over as is_over
+from .scoring import match_winner as match_winner
 
 
 @dataclass(frozen=True)
@@ -136,62 +140,3 @@ class MatchState:
             rounds_won=dict(self.rounds_won),
             rounds_before=self.rounds,
         )
-
-
-def add_scores(totals: Mapping[str, int], scores: Mapping[str, int]) -> dict[str, int]:
-    """Running totals after a round: ``totals + scores`` player by player."""
-    out = dict(totals)
-    for p, v in scores.items():
-        out[p] = out.get(p, 0) + v
-    return out
-
-
-def is_over(rules: Ruleset, totals: Mapping[str, int], rounds: int, players_left: int) -> bool:
-    """Whether a match is over after ``rounds`` rounds (ruling 14).
-
-    Args:
-        rules: ``match_target``, ``match_rounds``, ``scoring``, ``loser_hand_shrink``.
-        totals: running totals after the last round.
-        rounds: rounds played.
-        players_left: players still in (``loser_hand_shrink``).
-    Returns:
-        True when a total reached the target (for ``hand_penalty``: fell to minus the
-        target), the round count is reached, or one player is left.
-    """
-    if rules.loser_hand_shrink and players_left <= 1:
-        return True
-    if rules.match_rounds is not None and rounds >= rules.match_rounds:
-        return True
-    target = rules.match_target
-    if target is not None and totals:
-        if rules.scoring == "hand_penalty":
-            return min(totals.values()) <= -target
-        return max(totals.values()) >= target
-    return False
-
-
-def match_winner(
-    rules: Ruleset,
-    players: Sequence[str],
-    totals: Mapping[str, int],
-    rounds_won: Mapping[str, int],
-    players_left: Sequence[str] | None = None,
-) -> str | None:
-    """The match winner, or None for a draw (ruling 14).
-
-    The highest total wins under ``winner_collects`` and ``hand_penalty``, the lowest under
-    ``penalty_points`` and ``serbian``; a tie goes to the tied player with most rounds won,
-    and a tie on that too is a draw. Under ``loser_hand_shrink`` the last player left wins.
-    """
-    if rules.loser_hand_shrink and players_left is not None and len(players_left) == 1:
-        return players_left[0]
-    if not players:
-        return None
-    values = {p: totals.get(p, 0) for p in players}
-    best = (max if rules.scoring in HIGH_WINS else min)(values.values())
-    tied = [p for p in players if values[p] == best]
-    if len(tied) == 1:
-        return tied[0]
-    most = max(rounds_won.get(p, 0) for p in tied)
-    tied = [p for p in tied if rounds_won.get(p, 0) == most]
-    return tied[0] if len(tied) == 1 else None

@@ -1,7 +1,10 @@
 """Round scores for every scoring system (RULESETS.md "Scoring systems", PRESETS.md ruling 13).
 
-Pure functions of the final hands: no state, no I/O. Match totals and standings over several
-rounds are issue 6's; this module scores one round.
+Pure functions of the final hands: no state, no I/O. This module scores one round, and adds
+a round to a match's running totals and decides the match's end and winner (PRESETS.md
+ruling 14: :func:`add_scores`, :func:`is_over`, :func:`match_winner`, named in
+:mod:`maumau_log.matches` too; here because the engine calls them at every ``round_end``
+and this module is compiled with it, issue 12).
 """
 
 from __future__ import annotations
@@ -10,6 +13,9 @@ from collections.abc import Mapping, Sequence
 
 from .cards import Card
 from .rules import Ruleset
+
+HIGH_WINS = ("winner_collects", "hand_penalty")
+"""Scoring systems whose match winner has the highest total; the others, the lowest."""
 
 
 def hand_points(rules: Ruleset, hand: Sequence[Card]) -> int:
@@ -83,3 +89,62 @@ def round_scores(
     if system == "hand_penalty":
         return {p: (0 if p == winner else -own[p] * mult) for p in players}
     return dict.fromkeys(players, 0)
+
+
+def add_scores(totals: Mapping[str, int], scores: Mapping[str, int]) -> dict[str, int]:
+    """Running totals after a round: ``totals + scores`` player by player."""
+    out = dict(totals)
+    for p, v in scores.items():
+        out[p] = out.get(p, 0) + v
+    return out
+
+
+def is_over(rules: Ruleset, totals: Mapping[str, int], rounds: int, players_left: int) -> bool:
+    """Whether a match is over after ``rounds`` rounds (ruling 14).
+
+    Args:
+        rules: ``match_target``, ``match_rounds``, ``scoring``, ``loser_hand_shrink``.
+        totals: running totals after the last round.
+        rounds: rounds played.
+        players_left: players still in (``loser_hand_shrink``).
+    Returns:
+        True when a total reached the target (for ``hand_penalty``: fell to minus the
+        target), the round count is reached, or one player is left.
+    """
+    if rules.loser_hand_shrink and players_left <= 1:
+        return True
+    if rules.match_rounds is not None and rounds >= rules.match_rounds:
+        return True
+    target = rules.match_target
+    if target is not None and totals:
+        if rules.scoring == "hand_penalty":
+            return min(totals.values()) <= -target
+        return max(totals.values()) >= target
+    return False
+
+
+def match_winner(
+    rules: Ruleset,
+    players: Sequence[str],
+    totals: Mapping[str, int],
+    rounds_won: Mapping[str, int],
+    players_left: Sequence[str] | None = None,
+) -> str | None:
+    """The match winner, or None for a draw (ruling 14).
+
+    The highest total wins under ``winner_collects`` and ``hand_penalty``, the lowest under
+    ``penalty_points`` and ``serbian``; a tie goes to the tied player with most rounds won,
+    and a tie on that too is a draw. Under ``loser_hand_shrink`` the last player left wins.
+    """
+    if rules.loser_hand_shrink and players_left is not None and len(players_left) == 1:
+        return players_left[0]
+    if not players:
+        return None
+    values = {p: totals.get(p, 0) for p in players}
+    best = (max if rules.scoring in HIGH_WINS else min)(values.values())
+    tied = [p for p in players if values[p] == best]
+    if len(tied) == 1:
+        return tied[0]
+    most = max(rounds_won.get(p, 0) for p in tied)
+    tied = [p for p in tied if rounds_won.get(p, 0) == most]
+    return tied[0] if len(tied) == 1 else None

@@ -30,7 +30,6 @@ Test vectors are in ``schemas/shuffle-vectors.json``.
 from __future__ import annotations
 
 import hashlib
-import operator
 import struct
 from collections.abc import Mapping, Sequence
 from typing import Final
@@ -40,8 +39,11 @@ from .cards import Card
 ALGORITHM: Final = "maumau-sha256-fy/1"
 _TWO64: Final = 1 << 64
 _FOUR_WORDS: Final = struct.Struct(">4Q")
-# the rejection limit of step 3 for n = 0 .. 1023 (0 and 1 unused)
-_LIMITS: Final = [0, 0] + [_TWO64 - (_TWO64 % n) for n in range(2, 1024)]
+_SAFE_SIZE: Final = 1024
+_SAFE: Final = _TWO64 - _SAFE_SIZE
+"""Below the rejection limit of step 3 for every ``n <= _SAFE_SIZE``: the limit is
+``2**64 - (2**64 mod n)`` and ``2**64 mod n < n``, so a word below this is never rejected."""
+_SHA256: Final = hashlib.sha256
 # the counters of step 2 as 8 big-endian bytes, for the first blocks (a pack or two)
 _COUNTERS: Final = [k.to_bytes(8, "big") for k in range(64)]
 # the unpackers of step 2 for 0 .. 63 blocks of four words
@@ -72,9 +74,12 @@ def shuffled(cards: Sequence[Card], seed: str) -> list[Card]:
     # word, only when one is rejected (the same stream, read the same way)
     blocks = (size + 2) // 4
     words = _words(base, 0, blocks)
-    ns = range(size, 1, -1)  # n = i + 1 for i from len - 1 down to 1
-    if size < len(_LIMITS) and all(map(operator.lt, words, map(_LIMITS.__getitem__, ns))):
-        for i, j in zip(range(size - 1, 0, -1), map(operator.mod, words, ns), strict=True):
+    # no word of them is rejected when even the largest is below every limit (_SAFE):
+    # one max() instead of a test per word (issue 12); else the loop below decides
+    if size <= _SAFE_SIZE and max(words) < _SAFE:
+        # words may run past the last i; no strict= (mypyc compiles a plain zip as a loop)
+        for i, x in zip(range(size - 1, 0, -1), words):  # noqa: B905
+            j = x % (i + 1)  # n = i + 1
             out[i], out[j] = out[j], out[i]
         return out
     sha256 = hashlib.sha256
@@ -101,14 +106,17 @@ def _words(base: bytes, first: int, blocks: int) -> tuple[int, ...]:
     """The 64-bit words of SHA-256 blocks ``first`` to ``first + blocks - 1`` (step 2)."""
     if blocks <= 0:
         return ()
-    sha256 = hashlib.sha256
+    # the seed's bytes hashed once, each block a copy of that state fed its counter: the
+    # same digests as SHA-256(S || u64be(k)), without building a new SHA-256 object per
+    # block (OpenSSL looks the algorithm up by name at each ``hashlib.sha256()``)
+    prefix = _SHA256(base)
     counters = _COUNTERS
-    data = b"".join(
-        [
-            sha256(base + (counters[k] if k < 64 else k.to_bytes(8, "big"))).digest()
-            for k in range(first, first + blocks)
-        ]
-    )
+    parts: list[bytes] = []
+    for k in range(first, first + blocks):
+        h = prefix.copy()
+        h.update(counters[k] if k < 64 else k.to_bytes(8, "big"))
+        parts.append(h.digest())
+    data = b"".join(parts)
     if blocks < len(_UNPACK):
         return _UNPACK[blocks].unpack(data)
     return struct.unpack(f">{4 * blocks}Q", data)

@@ -28,13 +28,15 @@ def on_draw(s: State, ev: Draw) -> None:
             ``missed_penalty`` (not serving a pending draw), ``wrong_player``, stock errors.
     """
     player = ev.player
+    cards = ev.cards  # (each field read once: a read of an event's field is a generic
+    count = ev.count  # attribute look-up from the compiled build)
     if (
         player == s.players[s.current]
         and s.phase == PLAY
         and s.cover_owed is None
         and ev.reason != "effect"
-        and (ev.cards is None or len(ev.cards) == 1)
-        and (ev.count is None or ev.count == 1)
+        and (cards is None or len(cards) == 1)
+        and (count is None or count == 1)
         and quiet_turn(s)
     ):
         # the usual draw: one card by the player to move, who owes nothing; whether the
@@ -48,7 +50,7 @@ def on_draw(s: State, ev: Draw) -> None:
             if player != s.last_turn_actor:  # note_turn_action
                 s.prev_turn_actor = s.last_turn_actor
                 s.last_turn_actor = player
-            _ordinary_draw(s, player, ev)
+            _ordinary_draw(s, player, cards, count)
             return
     player = known_player(s, ev.player, "draw")
     if ev.cards is not None and ev.count is None and not ev.cards:
@@ -103,17 +105,18 @@ def on_draw(s: State, ev: Draw) -> None:
             "RULES.md (a player who cannot play draws one card)",
             "draw 1",
         )
-    _ordinary_draw(s, player, ev)
+    _ordinary_draw(s, player, ev.cards, ev.count)
 
 
-def _ordinary_draw(s: State, player: str, ev: Draw) -> None:
-    """Take one card for an ordinary (non-effect, non-cover) draw that is allowed."""
-    drawn = take(s, player, ev.cards, ev.count, "{}'s draw")
+def _ordinary_draw(s: State, player: str, cards: list[str] | None, count: int | None) -> None:
+    """Take the card of an ordinary (non-effect, non-cover) draw that is allowed
+    (``cards`` and ``count`` as the draw event logs them)."""
+    drawn = take(s, player, cards, count, "{}'s draw")
     if s.faults:
         s.faults.pop(player, None)
     s.draws_this_turn += 1
     s.drawn_card = drawn[0]
-    if s.rules.play_after_draw == "none":
+    if s.after_draw == "none":
         end_turn(s)
 
 

@@ -3,9 +3,10 @@
 (round_end, match_end); PRESETS.md rulings 13 (scores), 14 (matches) and 16).
 
 The winner, the final hands and the claimed scores are checked against the replay; the
-round's scores come from :mod:`maumau_log.scoring`, the match totals and its end from
-:mod:`maumau_log.matches`. Under ``scoring = "none"`` every player scores 0, and a claimed
-score is checked all the same (README "How the engine reads the rules").
+round's scores, the match totals and its end come from :mod:`maumau_log.scoring`
+(:mod:`maumau_log.matches` names the latter too). Under ``scoring = "none"`` every player
+scores 0, and a claimed score is checked all the same (README "How the engine reads the
+rules").
 """
 
 from __future__ import annotations
@@ -14,8 +15,7 @@ from collections import Counter
 
 from ..cards import Card, canonical, is_card_code
 from ..events import Abandon, HandCount, MatchEnd, RoundEnd
-from ..matches import add_scores, is_over, match_winner
-from ..scoring import round_scores
+from ..scoring import add_scores, is_over, match_winner, round_scores
 from .actions import describe_legal
 from .calls import close_window
 from .errors import fail
@@ -103,11 +103,13 @@ def _final_hands(s: State, ev: RoundEnd) -> dict[str, list[Card]]:
     if ev.hands is None:
         return s.hands
     final = dict(s.hands)
-    unseen = Counter(s.unseen) if s.unseen is not None else Counter()
+    unseen: Counter[Card] | None = None  # made at the first hand that is not the usual case
     for p in s.players:
         claimed = ev.hands.get(p)
         if isinstance(claimed, list) and s.unseen is None and sorted(claimed) == sorted(s.hands[p]):
             continue  # the usual case: the hand as replayed, in any order
+        if unseen is None:
+            unseen = Counter(s.unseen) if s.unseen is not None else Counter()
         held = Counter(s.hands[p])
         hidden = held.pop(HIDDEN, 0)
         if isinstance(claimed, HandCount):

@@ -123,7 +123,7 @@ def quiet_turn(s: State) -> bool:
 def after_draw_problem(s: State, player: str, card: Card) -> Problem | None:
     """Why ``player``, who drew this turn, may not play ``card`` after it, or None
     (option ``play_after_draw``)."""
-    after = s.rules.play_after_draw
+    after = s.after_draw
     if after == "drawn" and card != s.drawn_card and s.drawn_card != HIDDEN:
         return (
             "card_does_not_match",
@@ -343,16 +343,16 @@ def draw_problem(s: State, player: str, notes: set[str] | None = None) -> tuple[
         if not can_cover or s.rules.voluntary_draw:
             return "cover", ""
         return "", _can_play_text(s, player)
-    if s.draws_this_turn >= s.rules.max_draws:
+    if s.draws_this_turn >= s.max_draws:
         return "", f"already drew {s.draws_this_turn} time(s) this turn"
-    if s.draws_this_turn and s.rules.play_after_draw == "none":
+    if s.draws_this_turn and s.after_draw == "none":
         return "", "the rules do not allow a draw now"
     if (
         len(hand) > 1
         and s.must_play is None
         and not s.cover_drawing
         and not s.cover_drawn
-        and (not s.draws_this_turn or s.rules.play_after_draw == "any")
+        and (not s.draws_this_turn or s.after_draw == "any")
     ):  # here turn_play_problem is "in pile_ok" alone (the same decision, as one set test)
         has_play = not s.pile_ok.isdisjoint(hand)
     else:
@@ -387,9 +387,9 @@ def pass_problem(
     if pending_draw(s) or skip or s.must_play is not None:
         ok = False
     elif s.turn_over_after_draw or (
-        s.rules.play_after_draw != "none"
+        s.after_draw != "none"
         and s.draws_this_turn
-        and (s.draws_this_turn >= s.rules.max_draws or not s.stock)
+        and (s.draws_this_turn >= s.max_draws or not s.stock)
     ):
         ok = True  # after the draws a turn allows (ruling 11)
     elif drawable(s) == 0:
@@ -399,7 +399,7 @@ def pass_problem(
         ok = s.rules.voluntary_draw or not plays
     if ok:
         return None
-    if s.rules.play_after_draw == "none" and s.draws_this_turn:
+    if s.after_draw == "none" and s.draws_this_turn:
         return "the draw already ended the turn"
     if s.must_play is not None:
         return f"the drawn {s.must_play} covers and must be played"

@@ -202,9 +202,9 @@ def lay_down(
     hand = s.hands[player]
     if len(cards) == 1:
         card = cards[0]
-        if card in hand:
+        try:  # one scan of the hand (``in`` and then ``remove`` made two)
             hand.remove(card)
-        else:  # a card shown from a hidden hand (checked by check_in_hand)
+        except ValueError:  # a card shown from a hidden hand (checked by check_in_hand)
             _from_hidden(s, hand, card)
         s.discard.append(card)
         info = last = s.info[card]

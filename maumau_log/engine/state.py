@@ -59,6 +59,8 @@ class State:
     wild_on_pending: bool  # option wild_on_pending (rulings 2 and 6)
     skip_answer: bool  # option skip_answer (ruling 6)
     draw_ends_turn: bool  # option draw_ends_turn (ruling 3)
+    after_draw: str  # option play_after_draw (ruling 16), read at every draw
+    max_draws: int  # option max_draws (ruling 16), read at every draw
     reverse_skips: bool  # two players and reverse_two_players = "skip"
     play_limit: int  # option max_plays, or a count never reached when there is none
     players: list[str]  # in seat order
@@ -158,6 +160,9 @@ class State:
         self.wild_on_pending = rules.wild_on_pending
         self.skip_answer = rules.skip_answer
         self.draw_ends_turn = rules.draw_ends_turn
+        # (a Ruleset field is an instance-dict look-up by name; these are read per event)
+        self.after_draw = rules.play_after_draw
+        self.max_draws = rules.max_draws
         self.players = list(header.players)
         self.n = len(self.players)
         self.reverse_skips = self.n == 2 and rules.reverse_two_players == "skip"
@@ -204,7 +209,7 @@ class State:
         self.cover_owed = None
         self.cover_drawing = False
         self.must_play = None
-        self.cover_drawn = Counter()
+        self.cover_drawn = empty_counter()
         self.play_again_owed = False
         self.draws_this_turn = 0
         self.drawn_card = None
@@ -233,7 +238,7 @@ class State:
         self.prev_turn_actor = None
         self.turns = dict.fromkeys(self.players, 0)
         self.skipped = dict.fromkeys(self.players, 0)
-        self.call_faults = Counter()
+        self.call_faults = empty_counter()
 
     @property
     def current_player(self) -> str:
@@ -274,7 +279,8 @@ def _restore(
 # (_SHARED); tests/test_engine_layout.py keeps it complete
 _SHARED = (
     "rules", "header", "tables", "refills", "calls_last", "cards", "info", "jump_in",
-    "wild_on_pending", "skip_answer", "draw_ends_turn", "reverse_skips", "play_limit", "match",
+    "wild_on_pending", "skip_answer", "draw_ends_turn", "after_draw", "max_draws",
+    "reverse_skips", "play_limit", "match",
 )  # fmt: skip
 _COPIED: tuple[str, ...] = (
     "players", "n", "seat", "dealer", "match_totals", "match_rounds_won", "match_over",
@@ -289,6 +295,13 @@ _COPIED: tuple[str, ...] = (
     "jump_open", "last_player", "last_turn_actor", "prev_turn_actor", "event_index",
     "first_action_done", "turns", "skipped", "call_faults",
 )  # fmt: skip
+
+
+def empty_counter() -> Counter[Any]:
+    """A new empty :class:`~collections.Counter`, as ``Counter()`` makes it, without
+    running ``Counter.__init__`` (Python code that, for no argument, does nothing: from
+    the compiled build a call into the interpreter; each engine makes two, issue 12)."""
+    return Counter.__new__(Counter)
 
 
 def update_pile(s: State) -> None:
@@ -331,7 +344,7 @@ def begin_turn(s: State, seat: int) -> None:
     s.drawn_card = None
     s.must_play = None
     if s.cover_drawn:
-        s.cover_drawn = Counter()
+        s.cover_drawn = empty_counter()
     s.turn_over_after_draw = False
     s.serving = False
     s.turns[s.players[seat]] += 1
