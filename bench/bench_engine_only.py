@@ -4,12 +4,17 @@ Run by hand (not in the tests):
 
     python bench/bench_engine_only.py bench/out/classic_4p_20000g_s1.jsonl [ROUNDS]
 
-It replays the file once with a recorder in place of the engine (keeping each game's
-ruleset, header, match context and decoded events), then times, ``ROUNDS`` times (default
-3), ``Engine(...)`` plus ``apply`` of every event of every game, and prints the best CPU
-time (``time.process_time``). The garbage collector's view of the kept events is frozen
-first (``gc.freeze``), so the time is the engine's. For an A/B run it with
-``PYTHONPATH`` set to each tree, interleaved; ``MAUMAU_LOG_PURE_PYTHON=1`` for the pure build.
+It reads the file's games with :func:`maumau_log.replay.read_games` (decoded events, no
+replay), resolves each game's ruleset once, then times, ``ROUNDS`` times (default 3),
+``Engine(...)`` plus ``apply`` of every event of every game, and prints the best CPU time
+(``time.process_time``). The garbage collector's view of the kept events is frozen first
+(``gc.freeze``), so the time is the engine's. For an A/B run it with ``PYTHONPATH`` set to
+each tree, interleaved; ``MAUMAU_LOG_PURE_PYTHON=1`` for the pure build. Rounds of a match
+are replayed as lone rounds (the benchmark file has none).
+
+Until session 7 it read the games by swapping a recorder in for ``replay.Engine``; the
+compiled driver calls the compiled engine directly, so that recorded nothing there
+("games=0"): the reading now goes through no engine at all.
 """
 
 from __future__ import annotations
@@ -17,43 +22,32 @@ from __future__ import annotations
 import gc
 import sys
 import time
-from typing import Any, ClassVar
 
-import maumau_log.replay as replay_module
 from maumau_log.engine import COMPILED, Engine, RuleViolation
-from maumau_log.events import Event
+from maumau_log.events import Event, Game
+from maumau_log.replay import read_games
+from maumau_log.rules import Ruleset, resolve
 
 
-class _Recorder:
-    """Stands in for the engine while the file is read: keeps the game's events."""
-
-    games: ClassVar[list[_Recorder]] = []
-
-    def __init__(self, *args: Any) -> None:
-        self.args = args
-        self.events: list[Event] = []
-        self.phase = "finished"
-        self.unchecked: set[str] = set()
-        self.winner = None
-        self.match = None
-        _Recorder.games.append(self)
-
-    def apply(self, event: Event) -> None:
-        self.events.append(event)
-
-    def __getattr__(self, name: str) -> None:
-        return None
+def load(path: str) -> list[tuple[Ruleset, Game, list[Event]]]:
+    """Every game of ``path`` as (ruleset, header, events after the header)."""
+    rules: dict[tuple[str, str], Ruleset] = {}
+    games = []
+    for _, events in read_games(path):
+        header = events[0]
+        assert isinstance(header, Game)
+        key = (header.ruleset, repr(header.options))
+        if key not in rules:
+            rules[key] = resolve(header.ruleset, header.options)
+        games.append((rules[key], header, events[1:]))
+    return games
 
 
 def main() -> None:
     path = sys.argv[1]
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 3
-    replay_module.Engine = _Recorder  # type: ignore[misc,assignment]
-    for _ in replay_module.Replayer().replay_file(path):
-        pass
-    replay_module.Engine = Engine  # type: ignore[misc]
-    games = _Recorder.games
-    events = sum(len(g.events) for g in games)
+    games = load(path)
+    events = sum(len(evs) for _, _, evs in games)
     gc.collect()
     gc.freeze()
     best = float("inf")
@@ -61,10 +55,10 @@ def main() -> None:
     for _ in range(rounds):
         start = time.process_time()
         invalid = 0
-        for g in games:
-            engine = Engine(*g.args)
+        for ruleset, header, evs in games:
+            engine = Engine(ruleset, header)
             try:
-                for ev in g.events:
+                for ev in evs:
                     engine.apply(ev)
             except RuleViolation:
                 invalid += 1
