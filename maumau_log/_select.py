@@ -2,14 +2,14 @@
 
 The compiled build (mypyc, ``hatch_build.py``) puts extension modules beside the ``.py``
 files of the engine package and of :data:`EXTRA` (the OpenSpiel port and conversion, the
-fair shuffle, the round scores and the replay driver); Python imports an extension module
-before the source of the same name. With ``MAUMAU_LOG_PURE_PYTHON=1`` in the environment, a
-finder placed first on ``sys.meta_path`` loads those modules from their ``.py`` source
-instead, so CI runs the whole suite against both builds from one install. An extension older
-than its ``.py`` file (the source was edited or merged after the build) would run stale
-code: then every compilable module runs from source, with a warning (rebuild with ``python
-hatch_build.py``). Imported by ``maumau_log/__init__.py``, so it is in place before any of
-those modules is; this module is never compiled.
+fair shuffle, the round scores and match totals, the replay driver); Python imports an
+extension module before the source of the same name. With ``MAUMAU_LOG_PURE_PYTHON=1`` in
+the environment, a finder placed first on ``sys.meta_path`` loads those modules from their
+``.py`` source instead, so CI runs the whole suite against both builds from one install. An
+extension older than its ``.py`` file (the source was edited or merged after the build)
+would run stale code: then every compilable module runs from source, with a warning (rebuild
+with ``python hatch_build.py``). Imported by ``maumau_log/__init__.py``, so it is in place
+before any of those modules is; this module is never compiled.
 """
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ EXTRA = tuple(
     )
 )  # fmt: skip
 """Compiled modules outside the engine package: the OpenSpiel port and the conversion of its
-trace into log lines, the fair shuffle, the round scores and the replay driver
-(``hatch_build.EXTRA`` lists the same)."""
+trace into log lines, the fair shuffle, the round scores and match totals, and the replay
+driver (``hatch_build.EXTRA`` lists the same)."""
 INLINED = ("cards.py", "openspiel/actions.py")
 """Interpreted modules (under ``maumau_log/``) whose ``Final`` constants the compiled modules
 copy at build time (mypyc inlines a ``Final`` literal of an imported module): an extension
