@@ -46,6 +46,11 @@ def _clock() -> float:
     return time.thread_time() if os.getpid() == PARENT else time.process_time()
 
 
+def _faults() -> int:
+    """Minor page faults of this process so far."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+
+
 def _log(name: str, cpu: float) -> None:
     with open(f"{OUT}/phases", "a") as fh:
         fh.write(f"{os.getpid()} {name} {cpu:.5f}\n")
@@ -57,11 +62,12 @@ def _timed(owner: Any, attr: str, name: str) -> None:
 
     @functools.wraps(fn)
     def wrapper(*a: Any, **k: Any) -> Any:
-        c0 = _clock()
+        c0, f0 = _clock(), _faults()
         try:
             return fn(*a, **k)
         finally:
             _log(name, _clock() - c0)
+            _log(f"{name}.faults", _faults() - f0)
 
     setattr(owner, attr, wrapper)
 
@@ -91,9 +97,10 @@ def main() -> None:
     call = runners.ShardTask.__call__
 
     def task_call(self: runners.ShardTask, shard: Any, matches: Any = None) -> Any:
-        w0, c0 = time.time(), _clock()
+        w0, c0, f0 = time.time(), _clock(), _faults()
         res = call(self, shard, matches)
         c1 = _clock()
+        _log("shard_call.faults", _faults() - f0)
         size = len(pickle.dumps(res, protocol=pickle.HIGHEST_PROTOCOL)) if mode != "1" else 0
         c2 = _clock()
         _log("shard_call", c1 - c0)
