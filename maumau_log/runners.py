@@ -163,19 +163,18 @@ def keep_freed_memory() -> bool:
     A worker builds one shard's rows at a time (collector buffers, Arrow tables, the
     staged file's pages) and frees them before the next. With the defaults, glibc returns
     freed blocks above its mmap threshold and a heap top above its trim threshold to the
-    system, and pyarrow's default pool (mimalloc) purges freed pages after a few
-    milliseconds, so every shard faulted its memory in afresh: ``ingest --jobs 2`` of
-    25,000 games, 100,705 minor faults in the workers against 93,000 for ``--jobs 1``'s
-    single process over the same events in 2 shards (issue 11, session 7,
+    system, so every shard faulted much of its memory in afresh: ``ingest --jobs 2`` of
+    25,000 games, 100,705 minor faults in the workers (45,236 with this) against 93,130
+    for ``--jobs 1``'s single process over the same events (issue 11, session 7,
     ``bench/profile_ingest.py``). This sets glibc's trim threshold to
-    :data:`KEEP_FREED_BYTES`, its top pad and mmap threshold to 32 MiB (``mallopt``), and,
-    when pyarrow is loaded, makes its default pool the system allocator (which then keeps
-    freed pages as glibc does). Only speed and a worker's resident memory between shards
-    depend on it (its peak is one shard's, as before), never a result.
+    :data:`KEEP_FREED_BYTES` and its top pad and mmap threshold to 32 MiB (``mallopt``).
+    Arrow's own pool (mimalloc) is left as it is (its system pool faulted more). Only speed
+    and a worker's resident memory between shards depend on it (its peak is one shard's,
+    as before), never a result.
 
     Returns:
         True when glibc's ``mallopt`` took the settings (Linux with glibc), else False
-        (nothing changed; Arrow's pool is left as it is).
+        (nothing changed).
     """
     try:
         import ctypes
