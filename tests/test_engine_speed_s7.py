@@ -4,9 +4,8 @@ the round end's final hands."""
 
 from __future__ import annotations
 
-import hashlib
-
 import pytest
+from test_shuffle import _reference_shuffle
 
 from maumau_log import matches, scoring
 from maumau_log.events import RoundEnd
@@ -15,34 +14,13 @@ from maumau_log.shuffle import shuffled
 from maumau_log.sim import simulate
 
 
-def _reference(cards: list[str], seed: str) -> list[str]:
-    """Steps 2-4 of maumau-sha256-fy/1 word by word, each block hashed on its own."""
-    out = list(cards)
-    base = seed.encode("utf-8")
-    words: list[int] = []
-    counter = 0
-    for i in range(len(out) - 1, 0, -1):
-        n = i + 1
-        limit = 2**64 - (2**64 % n)
-        while True:
-            if not words:
-                digest = hashlib.sha256(base + counter.to_bytes(8, "big")).digest()
-                words = [int.from_bytes(digest[k : k + 8], "big") for k in range(0, 32, 8)]
-                counter += 1
-            x = words.pop(0)
-            if x < limit:
-                break
-        out[i], out[x % n] = out[x % n], out[i]
-    return out
-
-
 @pytest.mark.parametrize("size", [2, 3, 4, 5, 31, 32, 33, 64, 1023, 1024, 1025, 1026])
 def test_shuffle_on_both_sides_of_the_one_test_limit(size: int) -> None:
     # up to 1,024 cards one max() of the words decides that none is rejected; past it the
     # word-by-word loop runs: both give the algorithm's order
     cards = [f"c{i}" for i in range(size)]
     for seed in ("", "a", "maumau", "é/reshuffle/3", "0" * 64):
-        assert shuffled(cards, seed) == _reference(cards, seed)
+        assert shuffled(cards, seed) == _reference_shuffle(cards, seed)
 
 
 def test_the_one_test_limit_is_below_every_rejection_limit() -> None:
