@@ -79,6 +79,11 @@ for report in Replayer().replay_file(sys.argv[1]):
     n += report.events
 """
 
+_WHERE = """
+import maumau_log
+print("imported from", maumau_log.__file__, file=sys.stderr)
+"""
+
 REPORT = """
 import json
 ru = resource.getrusage(resource.RUSAGE_SELF)
@@ -102,15 +107,25 @@ def make_log(games: int, preset: str, players: int, seed: int) -> Path:
 
 
 def run(code: str, path: Path, env: dict[str, str]) -> dict[str, float]:
-    """One whole process; its CPU seconds, wall seconds, peak RSS and counts."""
+    """One whole process; its CPU seconds, wall seconds, peak RSS and counts.
+
+    It runs in :data:`OUT`, which holds no ``maumau_log``: ``python -c`` puts its working
+    folder first on ``sys.path``, before ``PYTHONPATH``, so a run started in a checkout
+    imported that checkout's code whatever ``env`` said (until session 7 every "before"
+    replay row run from the project's folder timed this checkout's code, not the
+    baseline's)."""
     t = time.perf_counter()
     res = subprocess.run(
-        [sys.executable, "-c", code + REPORT, str(path)],
+        [sys.executable, "-c", code + REPORT + _WHERE, str(path)],
         capture_output=True,
         text=True,
         env=env,
         check=True,
+        cwd=OUT,
     )
+    where = res.stderr.rsplit("imported from ", 1)[-1].strip()
+    if not where.startswith(env["PYTHONPATH"]):
+        sys.exit(f"the run imported {where}, not the checkout {env['PYTHONPATH']}")
     doc: dict[str, float] = json.loads(res.stdout.strip().splitlines()[-1])
     doc["wall"] = time.perf_counter() - t
     return doc
@@ -188,7 +203,8 @@ def main() -> None:
     pure_env = env_for(ROOT, True)
     driver = best(DRIVER, path, pure_env, args.repeat)
     driver_before = None
-    if args.baseline is not None:
+    # the driver row needs the engine package (a baseline from before issue 12 has engine.py)
+    if args.baseline is not None and (args.baseline / "maumau_log/engine/core.py").exists():
         driver_before = best(DRIVER, path, env_for(args.baseline.resolve(), True), args.repeat)
     rows.append(("validate, pure Python", best(VALIDATE, path, pure_env, args.repeat), None))
     compiled_env = env_for(ROOT, False)
