@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from .actions import MAX_PLAYERS
@@ -29,16 +30,15 @@ class GameParams:
     reshuffle: bool = False
 
     def game_string(self) -> str:
-        """OpenSpiel's canonical game string: every parameter, sorted by name."""
-        kept = _GAME_STRINGS.get(id(self))
-        if kept is not None and kept[0] is self:  # this very object (equal is not enough:
-            return kept[1]  # GameParams(players=2.0) == GameParams(players=2))
-        text = self._game_string()
-        if len(_GAME_STRINGS) < _KEPT:
-            _GAME_STRINGS[id(self)] = (self, text)
-        return text
+        """OpenSpiel's canonical game string: every parameter, sorted by name (made once
+        per object: a parsed game string's parameters stand for many games, issue 12)."""
+        return self._canonical
 
-    def _game_string(self) -> str:
+    @cached_property
+    def _canonical(self) -> str:
+        # kept in this object's own __dict__ (cached_property writes there directly, past
+        # the frozen __setattr__), so an equal object of other types keeps its own string:
+        # GameParams(players=2.0) == GameParams(players=2)
         vals = {
             "max_draw_cards": str(self.max_draw_cards),
             "max_turns": str(self.max_turns),
@@ -81,12 +81,11 @@ _GAME_RE = re.compile(r"^\s*([A-Za-z0-9_]+)\s*(?:\((.*)\))?\s*$", re.DOTALL)
 
 
 _KEPT = 1024
-"""At most this many game strings are kept parsed (:func:`parse_game_string`) and made
-(:meth:`GameParams.game_string`): an import converts thousands of games of a few parameter
-mixes, each game parsing its string and writing the canonical one (issue 12: 2% of an
-``import openspiel --validate``). The parameters are frozen, so one stands for many games."""
+"""At most this many game strings are kept parsed (:func:`parse_game_string`): an import
+converts thousands of games of a few parameter mixes, each game parsing its string and
+writing the canonical one (issue 12: 2% of an ``import openspiel --validate``). The
+parameters are frozen, so one stands for many games."""
 _PARSED: dict[str, GameParams] = {}
-_GAME_STRINGS: dict[int, tuple[GameParams, str]] = {}  # by id, the object kept alive
 
 
 def parse_game_string(text: str) -> GameParams:
