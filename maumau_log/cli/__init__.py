@@ -139,6 +139,13 @@ def dataset_read_error(exc: BaseException, dataset: object) -> str:
     )
 
 
+def colours(console: Console) -> bool:
+    """Whether ``console`` shows styles: its default highlighting (numbers, quoted text...)
+    changes nothing on a console without colours but costs its regular expressions, compiled
+    on first use (issue 12: start-up); ``highlight=colours(err)`` keeps it where it shows."""
+    return console.color_system is not None
+
+
 def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
     """Print ``message`` to stderr and exit with ``code`` (2: usage or unreadable input)."""
     err.print(f"[bold red]error:[/] {safe(message)}", highlight=False)

@@ -28,7 +28,7 @@ from typing import Annotated
 import typer
 
 from ..openspiel import OpenSpielImportError, convert_source_lines, read_source
-from . import EXIT_OK, EXIT_VIOLATIONS, app, err, fail, out, safe
+from . import EXIT_OK, EXIT_VIOLATIONS, app, colours, err, fail, out, safe
 from .output import open_out
 
 import_app = typer.Typer(
@@ -180,7 +180,7 @@ def validate_log(log: Path, as_json: bool = False, data: bytes | None = None) ->
     run = ValidationRun()
     run.run(None, [log], progress=False, data=data)
     if as_json:
-        out.print_json(json.dumps(run.as_json()))
+        out.print_json(json.dumps(run.as_json()), highlight=colours(out))
     else:
         run.print_report()
     return run.exit_code
