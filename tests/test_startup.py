@@ -148,3 +148,25 @@ def test_highlighting_skipped_only_where_it_cannot_show() -> None:
         console.print(line, highlight=highlight)
     shown = [c.file.getvalue() for c in tty]  # type: ignore[attr-defined]
     assert shown[0] != shown[1]
+
+
+def test_card_tables_shared_between_rulesets_that_agree_on_the_cards() -> None:
+    """Rulesets that differ only in options no card depends on share the work of their
+    ``cards`` table (issue 12: 36 OpenSpiel game strings, 2 tables), each getting its own
+    dict equal to the table made afresh; a Ruleset made by hand with lists still works."""
+    import dataclasses
+
+    from maumau_log.rules import _card_table, resolve
+
+    two = resolve("crazy-eights", {"max_draws": 1})
+    five = resolve("crazy-eights", {"max_draws": 5})
+    assert two is not five and two.cards == five.cards and two.cards is not five.cards
+    fresh = _card_table(
+        five.pack, five.wild, tuple(sorted(five.draw.items())),
+        tuple(sorted(five.draw_previous.items())), five.skip, five.reverse, five.play_again,
+        five.cover, five.no_finish_on, five.draw_cancel, five.starter_redeal,
+        tuple(sorted(five.points.items())),
+    )  # fmt: skip
+    assert five.cards == fresh and list(five.cards) == list(fresh)
+    by_hand = dataclasses.replace(resolve("classic"), wild=["J"])  # type: ignore[arg-type]
+    assert by_hand.cards["JS"].wild and not by_hand.cards["7S"].wild
