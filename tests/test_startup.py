@@ -170,3 +170,23 @@ def test_card_tables_shared_between_rulesets_that_agree_on_the_cards() -> None:
     assert five.cards == fresh and list(five.cards) == list(fresh)
     by_hand = dataclasses.replace(resolve("classic"), wild=["J"])  # type: ignore[arg-type]
     assert by_hand.cards["JS"].wild and not by_hand.cards["7S"].wild
+
+
+def test_quick_exit_keeps_exit_codes_and_output() -> None:
+    """``python -m maumau_log validate`` (a :data:`maumau_log.launch.QUICK_EXIT` command,
+    ended without the interpreter's teardown): the exit codes 0, 1 and 2, and the whole
+    ``--json`` document on stdout."""
+    import json
+
+    def run(*argv: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "maumau_log", *argv], capture_output=True, text=True
+        )
+
+    assert run("validate", "--jobs", "1", str(LOG)).returncode == 0
+    bad = run("validate", "--jobs", "1", "--json", str(ROOT / "sample_logs" / "violations"))
+    assert bad.returncode == 1
+    document = json.loads(bad.stdout)
+    assert document["invalid"] > 0 and len(document["violations"]) >= document["invalid"]
+    missing = run("validate", "--jobs", "1", str(ROOT / "no-such-file.jsonl"))
+    assert missing.returncode == 2 and "no-such-file" in missing.stderr
