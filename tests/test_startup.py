@@ -190,3 +190,22 @@ def test_quick_exit_keeps_exit_codes_and_output() -> None:
     assert document["invalid"] > 0 and len(document["violations"]) >= document["invalid"]
     missing = run("validate", "--jobs", "1", str(ROOT / "no-such-file.jsonl"))
     assert missing.returncode == 2 and "no-such-file" in missing.stderr
+
+
+def test_import_help_loads_no_conversion() -> None:
+    """``import openspiel --help`` registers the command without the conversion's modules
+    (the OpenSpiel port, msgspec, the events): they load when the command runs."""
+    result = _start("import", "openspiel", "--help")
+    # help is rendered by typer's rich_utils (rich.markdown, rich.traceback): nothing else
+    helpers = "['rich.markdown', 'rich.traceback', 'typer.rich_utils']"
+    assert result == f"RESULT 0 {{'typer': False, 'rich': False}} [['import']] {helpers} True"
+    code = (
+        "import sys\n"
+        "sys.argv = ['maumau-log', 'import', 'openspiel', '--help']\n"
+        "from maumau_log.launch import run\n"
+        "try:\n    run()\nexcept SystemExit:\n    pass\n"
+        "print('LOADED', sorted(m for m in ('maumau_log.openspiel', 'msgspec',"
+        " 'maumau_log.events') if m in sys.modules), file=sys.stderr)\n"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert "LOADED []" in res.stderr, res.stderr[-800:]
