@@ -1,5 +1,5 @@
 """``python -m maumau_log``: the same as the ``maumau-log`` command."""
 
-from .cli import main
+from .launch import run
 
-main()
+run()

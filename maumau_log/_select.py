@@ -14,15 +14,17 @@ before any of those modules is; this module is never compiled.
 
 from __future__ import annotations
 
-import importlib.machinery
-import importlib.util
+import importlib
 import os
 import sys
 import warnings
-from collections.abc import Sequence
-from importlib.machinery import ModuleSpec
 from pathlib import Path
-from types import ModuleType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from importlib.machinery import ModuleSpec
+    from types import ModuleType
 
 ROOT = Path(__file__).resolve().parent
 PACKAGE = __name__.rpartition(".")[0]
@@ -45,14 +47,19 @@ older than one of them holds its old values, so it is stale too (session 6 revie
 PURE = os.environ.get("MAUMAU_LOG_PURE_PYTHON", "") not in ("", "0")
 
 
+def _compilable(name: str) -> bool:
+    """True for a module the compiled build may hold as an extension module."""
+    if name in EXTRA:
+        return True
+    package, _, stem = name.rpartition(".")
+    return package == ENGINE and stem not in ENGINE_INTERPRETED
+
+
 def source_of(name: str) -> Path | None:
     """The ``.py`` file of a compilable module ``name``, or None for any other module."""
-    if name in EXTRA:
-        return ROOT.joinpath(*name.split(".")[1:]).with_suffix(".py")
-    package, _, stem = name.rpartition(".")
-    if package == ENGINE and stem not in ENGINE_INTERPRETED:
-        return ROOT / "engine" / f"{stem}.py"
-    return None
+    if not _compilable(name):
+        return None
+    return ROOT.joinpath(*name.split(".")[1:]).with_suffix(".py")
 
 
 class _SourceFirst:
@@ -72,21 +79,26 @@ class _SourceFirst:
 def _stale() -> list[str]:
     """Sources newer than the compiled build: a compiled module's ``.py`` newer than its
     extension, or one of :data:`INLINED` newer than the oldest extension (paths relative to
-    ``maumau_log/``)."""
+    ``maumau_log/``). Runs at every start-up: plain ``os`` calls on path strings, no
+    ``Path`` objects (issue 12)."""
     out = []
     oldest: float | None = None
-    folders = {ROOT / "engine"} | {ROOT.joinpath(*n.split(".")[1:-1]) for n in EXTRA}
+    folders = {"engine"} | {"/".join(n.split(".")[1:-1]) for n in EXTRA}  # "": the package
     for folder in sorted(folders):
-        for ext in folder.glob("*.so"):
+        where = os.path.join(ROOT, folder) if folder else str(ROOT)
+        try:
+            entries = [e for e in os.scandir(where) if e.name.endswith(".so")]
+        except FileNotFoundError:
+            continue
+        for ext in entries:
             stem = ext.name.split(".", 1)[0]
-            source = folder / f"{stem}.py"
-            name = ".".join((PACKAGE, *source.relative_to(ROOT).with_suffix("").parts))
-            if source_of(name) != source:
+            relative = f"{folder}/{stem}.py" if folder else f"{stem}.py"
+            if not _compilable(".".join((PACKAGE, *relative[:-3].split("/")))):
                 continue
             built = ext.stat().st_mtime
             oldest = built if oldest is None else min(oldest, built)
-            if source.stat().st_mtime > built:
-                out.append(source.relative_to(ROOT).as_posix())
+            if os.stat(os.path.join(where, f"{stem}.py")).st_mtime > built:
+                out.append(relative)
     return out + inlined_stale(ROOT, oldest)
 
 
@@ -109,6 +121,10 @@ if not PURE:
         )
         PURE = True
 if PURE and not any(isinstance(f, _SourceFirst) for f in sys.meta_path):
+    # imported before the finder is in place (it uses them): only a pure run needs them
+    import importlib.machinery
+    import importlib.util
+
     sys.meta_path.insert(0, _SourceFirst())
 
 

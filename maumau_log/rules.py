@@ -16,7 +16,7 @@ import tomllib
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from functools import cache, cached_property
+from functools import cache, cached_property, lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -142,28 +142,18 @@ class Ruleset:
 
     @cached_property
     def cards(self) -> dict[Card, CardRule]:
-        """Every distinct card code of the pack to what it does."""
-        table: dict[Card, CardRule] = {}
-        for card in self.pack:
-            if card in table:
-                continue
-            rank = rank_of(card)
-            table[card] = CardRule(
-                rank=rank,
-                suit=suit_of(card),
-                wild=matches(card, self.wild),
-                draw=lookup(card, self.draw),
-                draw_previous=lookup(card, self.draw_previous),
-                skip=matches(card, self.skip),
-                reverse=matches(card, self.reverse),
-                play_again=matches(card, self.play_again),
-                cover=matches(card, self.cover),
-                no_finish=matches(card, self.no_finish_on),
-                cancel=matches(card, self.draw_cancel),
-                redeal=matches(card, self.starter_redeal),
-                points=card_points(card, self.points),
-            )
-        return table
+        """Every distinct card code of the pack to what it does (this ruleset's own dict;
+        rulesets that differ only in options no card depends on, such as the players or
+        the turn limit, share the work of making it: issue 12)."""
+        key = (
+            self.pack, self.wild, _items(self.draw), _items(self.draw_previous), self.skip,
+            self.reverse, self.play_again, self.cover, self.no_finish_on, self.draw_cancel,
+            self.starter_redeal, _items(self.points),
+        )  # fmt: skip
+        try:
+            return dict(_kept_card_table(*key))
+        except TypeError:  # a list where a tuple belongs (a Ruleset made by hand): not kept
+            return _card_table(*key)
 
     @cached_property
     def pack_counts(self) -> Counter[Card]:
@@ -198,6 +188,47 @@ class Ruleset:
         (none at present; the replay reports such a game ``unsupported_rule``)."""
         out: list[str] = []
         return out
+
+
+def _items(table: Mapping[str, int]) -> tuple[tuple[str, int], ...]:
+    """A card table as a hashable key (its items, sorted)."""
+    return tuple(sorted(table.items()))
+
+
+def _card_table(
+    pack: tuple[Card, ...], wild: tuple[str, ...], draw: tuple[tuple[str, int], ...],
+    draw_previous: tuple[tuple[str, int], ...], skip: tuple[str, ...],
+    reverse: tuple[str, ...], play_again: tuple[str, ...], cover: tuple[str, ...],
+    no_finish_on: tuple[str, ...], draw_cancel: tuple[str, ...],
+    starter_redeal: tuple[str, ...], points: tuple[tuple[str, int], ...],
+) -> dict[Card, CardRule]:  # fmt: skip
+    """:attr:`Ruleset.cards` from the options a card's rule depends on."""
+    draws, previous, scores = dict(draw), dict(draw_previous), dict(points)
+    table: dict[Card, CardRule] = {}
+    for card in pack:
+        if card in table:
+            continue
+        table[card] = CardRule(
+            rank=rank_of(card),
+            suit=suit_of(card),
+            wild=matches(card, wild),
+            draw=lookup(card, draws),
+            draw_previous=lookup(card, previous),
+            skip=matches(card, skip),
+            reverse=matches(card, reverse),
+            play_again=matches(card, play_again),
+            cover=matches(card, cover),
+            no_finish=matches(card, no_finish_on),
+            cancel=matches(card, draw_cancel),
+            redeal=matches(card, starter_redeal),
+            points=card_points(card, scores),
+        )
+    return table
+
+
+_kept_card_table = lru_cache(maxsize=1024)(_card_table)
+""":func:`_card_table` kept by its arguments (a kept table is never changed: each ruleset
+gets a copy)."""
 
 
 def matches(card: Card, specs: tuple[str, ...] | Mapping[str, int]) -> bool:

@@ -23,13 +23,15 @@ import gc
 import json
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ..openspiel import OpenSpielImportError, convert_source_lines, read_source
-from . import EXIT_OK, EXIT_VIOLATIONS, app, err, fail, out, safe
+from . import EXIT_OK, EXIT_VIOLATIONS, app, colours, err, fail, out, safe
 from .output import open_out
+
+if TYPE_CHECKING:
+    from ..openspiel import OpenSpielImportError
 
 import_app = typer.Typer(
     name="import",
@@ -118,6 +120,10 @@ def _import(
     as_json: bool,
 ) -> int:  # fmt: skip
     """:func:`openspiel_cmd`'s work; returns its exit code (a usage error exits here)."""
+    # the conversion's modules (msgspec, the events, the port) only when a command runs:
+    # not for ``import openspiel --help`` (issue 12: start-up)
+    from ..openspiel import OpenSpielImportError, convert_source_lines, read_source
+
     games: list[bytes] = []
     rejected: list[OpenSpielImportError] = []
     for f in files:
@@ -180,7 +186,7 @@ def validate_log(log: Path, as_json: bool = False, data: bytes | None = None) ->
     run = ValidationRun()
     run.run(None, [log], progress=False, data=data)
     if as_json:
-        out.print_json(json.dumps(run.as_json()))
+        out.print_json(json.dumps(run.as_json()), highlight=colours(out))
     else:
         run.print_report()
     return run.exit_code

@@ -33,7 +33,18 @@ from ..shard import (
     plan_shards,
 )
 from ..violations import Violation
-from . import EXIT_OK, EXIT_SHARD_FAILED, EXIT_USAGE, EXIT_VIOLATIONS, app, err, fail, out, safe
+from . import (
+    EXIT_OK,
+    EXIT_SHARD_FAILED,
+    EXIT_USAGE,
+    EXIT_VIOLATIONS,
+    app,
+    colours,
+    err,
+    fail,
+    out,
+    safe,
+)
 from .output import open_out as _open_out
 from .run_opts import AddressOpt, EngineOpt, JobsOpt, make_runner, shard_progress
 
@@ -183,7 +194,7 @@ class ValidationRun:
     def print_report(self, limit: int = 50) -> None:
         """Print a readable report to stderr: the violations, then a one-line summary."""
         if self.violations:
-            err.print(f"[bold]Violations[/] ({len(self.violations)})")
+            err.print(f"[bold]Violations[/] ({len(self.violations)})", highlight=colours(err))
             for v in self.violations[:limit]:
                 where = f"{v.file}:{v.line}" if v.line is not None else v.file
                 place = f"game {v.game_id or '-'}, event "
@@ -196,9 +207,15 @@ class ValidationRun:
                     err.print(f"  [dim]legal:[/] {safe(v.expected)}", highlight=False)
                 err.print(f"  [dim]rule:  {safe(v.rule)}[/]", highlight=False)
             if len(self.violations) > limit:
-                err.print(f"... and {len(self.violations) - limit} more (use --json for all)")
+                err.print(
+                    f"... and {len(self.violations) - limit} more (use --json for all)",
+                    highlight=colours(err),
+                )
             codes = Counter(v.code for v in self.violations)
-            err.print("by code: " + ", ".join(f"{c} {n}" for c, n in codes.most_common()))
+            err.print(
+                "by code: " + ", ".join(f"{c} {n}" for c, n in codes.most_common()),
+                highlight=colours(err),
+            )
         if self.partial:
             err.print(
                 f"{len(self.partial)} partial-information game(s); checks that could not be "
@@ -230,7 +247,8 @@ class ValidationRun:
         colour = "red" if bad else "green"
         games = f"{self.games:,} game{'' if self.games == 1 else 's'}"
         err.print(
-            f"[bold {colour}]{games}: {self.valid:,} valid, {self.games - self.valid:,} invalid[/]"
+            f"[bold {colour}]{games}: {self.valid:,} valid, {self.games - self.valid:,} invalid[/]",
+            highlight=colours(err),
         )
 
 
@@ -260,7 +278,7 @@ def validate(
     run = ValidationRun()
     run.run(file_options, files, progress=progress and not as_json, runner=runner)
     if as_json:
-        out.print_json(json.dumps(run.as_json()))
+        out.print_json(json.dumps(run.as_json()), highlight=colours(out))
     else:
         run.print_report()
     raise typer.Exit(run.exit_code)

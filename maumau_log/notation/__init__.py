@@ -32,10 +32,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
-from .lexer import BadLine, HeaderError, NotationError, tokenize
-from .reader import from_notation, located_lines, parse, parse_action
-from .writer import to_notation
+from .badline import BadLine
+
+if TYPE_CHECKING:
+    from .lexer import HeaderError, NotationError, tokenize
+    from .reader import from_notation, parse, parse_action
+    from .writer import to_notation
 
 __all__ = [
     "NOTATION_SUFFIX",
@@ -52,6 +56,32 @@ __all__ = [
     "to_notation",
     "tokenize",
 ]
+
+_LAZY = {
+    "HeaderError": "lexer",
+    "NotationError": "lexer",
+    "tokenize": "lexer",
+    "from_notation": "reader",
+    "parse": "reader",
+    "parse_action": "reader",
+    "to_notation": "writer",
+}
+"""Names imported from their module on first use (PEP 562): the replay and the validate
+command import this package for :func:`is_notation` and :class:`BadLine` only, and the
+lexer, reader and writer (regular expressions, tables) are start-up a JSON Lines log need
+not pay (issue 12)."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 NOTATION_SUFFIX = ".mm"
 """The file name ending of the notation (a file so named is read as notation)."""
@@ -82,6 +112,19 @@ def read_text(path: str | os.PathLike[str]) -> str:
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise LogReadError(name, line, "not a text log: the notation is UTF-8 text") from None
+
+
+def located_lines(text: str) -> Iterator[tuple[int, bytes]]:
+    """A notation text's events as located JSON lines for the replay: a bad line becomes
+    a :class:`BadLine` in place (reported ``bad_notation``) and reading goes on
+    (:func:`maumau_log.notation.reader.located_lines`, imported on the first call).
+
+    Returns:
+        an iterator of ``(line, bytes)``, as :func:`maumau_log.logfile.iter_lines` gives.
+    """
+    from .reader import located_lines as read_located
+
+    return read_located(text)
 
 
 def file_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, bytes]]:

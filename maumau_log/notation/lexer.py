@@ -10,6 +10,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
+from .badline import BadLine
+
 FORMAT = "maumau-log/1"
 
 VERBS: dict[str, str] = {
@@ -56,18 +58,6 @@ class NotationError(ValueError):
 
 class HeaderError(NotationError):
     """A fault in a game's header block: the whole game is reported at its header."""
-
-
-class BadLine(bytes):
-    """A located line that could not be read, for the replay (code ``bad_notation``).
-
-    The bytes are a stand-in event (a header stand-in when ``header`` is true, so the game
-    the line belongs to is the one that gets the violation). ``message`` says where and why.
-    """
-
-    message: str
-    header: bool
-    game_id: str | None
 
 
 def _bad_line(err: NotationError, header: bool, game_id: str | None) -> BadLine:
