@@ -36,14 +36,18 @@ from .tables import CardInfo
 from .turns import known_player, resolve_skip, turn_check
 
 
-def on_play(s: State, ev: Play) -> None:
+def on_play(s: State, ev: Play, player: str) -> None:
     """Check and apply a ``play`` event.
 
+    Args:
+        s: the state.
+        ev: the event.
+        player: ``ev.player``, read once by the dispatch (each read of an event's field
+            is a generic attribute look-up in the compiled build).
     Raises:
         RuleViolation: the first failed check: the player, the turn, the cards in the hand,
             their legality (``card_does_not_match``, ``missed_penalty`` ...).
     """
-    player = ev.player
     cards = ev.cards
     if (
         len(cards) == 1
