@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 import maumau_log.replay as replay
 from maumau_log import shuffle
-from maumau_log.events import EVENT_DECODER, Deal, Game, Reshuffle, encode_event
+from maumau_log.engine import Engine
+from maumau_log.events import EVENT_DECODER, Deal, Game, Play, Reshuffle, encode_event
 from maumau_log.replay import DECODED_LINES, Replayer, replay_events
 from maumau_log.rules import resolve
 from maumau_log.shard import ContentHasher, outcome
@@ -211,3 +212,25 @@ def test_fair_reshuffle_due_permutation_and_not_the_pile() -> None:
         got = _first_violation([*game[:at], short, *game[at + 1 :]])
         assert got is not None and got[0] == "bad_reshuffle" and "left out" in got[1]
     assert seen >= 2
+
+
+@pytest.mark.parametrize("options", [None, {"packs": 2}])
+def test_a_played_card_leaves_the_hand_at_its_first_place(options: dict | None) -> None:
+    """The usual play finds the card once and removes it there (issue 12, session 8): after
+    every one-card play the hand is the hand before without the card's first copy (two
+    packs: hands with two copies), as ``list.remove`` gives."""
+    plays = 0
+    for game in simulate("classic", 3, 6, 31, options=options):
+        header = game[0]
+        assert isinstance(header, Game)
+        engine = Engine(resolve(header.ruleset, header.options), header)
+        for ev in game[1:]:
+            if isinstance(ev, Play) and len(ev.cards) == 1 and ev.player in engine.hands:
+                want = list(engine.hands[ev.player])
+                want.remove(ev.cards[0])
+                engine.apply(ev)
+                assert engine.hands[ev.player] == want
+                plays += 1
+            else:
+                engine.apply(ev)
+    assert plays > 50
