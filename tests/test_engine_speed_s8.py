@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import maumau_log.replay as replay
 from maumau_log import shuffle
-from maumau_log.engine import Engine
+from maumau_log.engine import Engine, legality
 from maumau_log.events import EVENT_DECODER, Deal, Game, Play, Reshuffle, encode_event
 from maumau_log.replay import DECODED_LINES, Replayer, replay_events
 from maumau_log.rules import resolve
@@ -234,3 +234,13 @@ def test_a_played_card_leaves_the_hand_at_its_first_place(options: dict | None) 
             else:
                 engine.apply(ev)
     assert plays > 50
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.sampled_from(["7H", "8H", "JC", "QS", "AD", "10D", "??"]), max_size=8),
+    st.frozensets(st.sampled_from(["7H", "8H", "JC", "QS", "AD", "10D", "9S"])),
+)
+def test_any_in_is_not_disjoint(hand: list[str], cards: frozenset[str]) -> None:
+    """The draw check's typed loop answers as ``not cards.isdisjoint(hand)``."""
+    assert legality._any_in(hand, cards) == (not cards.isdisjoint(hand))
