@@ -104,7 +104,11 @@ DECODED_PAUSE = 8
 after judging its kept lines useless."""
 DECODED_TYPES: Final = frozenset({Play, Draw, Pass, SuitChoice, Call})
 """The events kept decoded: the turn's short, repeated ones (a header, a deal, a
-reshuffle, a penalty or a round's end is rarely repeated and is never kept)."""
+reshuffle, a penalty or a round's end is rarely repeated and is never kept), and only
+those without a ``seq``: the driver reads an event's ``seq`` (a generic attribute look-up
+from the compiled build) only for a line it decodes, a kept line has none to check
+(issue 12, session 8). A log with ``seq`` on every line keeps nothing and, judged, stops
+looking (:data:`DECODED_JUDGE`)."""
 
 
 def _starts_game(raw: bytes) -> bool:
@@ -232,6 +236,8 @@ class Replayer:
             for line_no, raw in lines:
                 seen += 1
                 ev = decoded.get(raw) if caching else None
+                # a kept event has no seq (only those are kept): no seq to check for it
+                seq: int | None = None
                 if ev is None:
                     try:
                         ev = decode(raw)
@@ -247,8 +253,10 @@ class Replayer:
                         count, last, accepted = g.count, g.last_line, g.lines
                         live = None if g.failed else g.engine
                         continue
+                    seq = ev.seq
                     if (
                         caching
+                        and seq is None
                         and len(raw) <= DECODED_LINE_BYTES
                         and len(decoded) < DECODED_LINES
                         and type(ev) in DECODED_TYPES
@@ -287,7 +295,6 @@ class Replayer:
                     self._bad_place(g, line_no, index, ev, raw)  # no engine: no header
                     live = None if g.failed else g.engine
                     continue
-                seq = ev.seq
                 if seq is not None and seq != index:
                     g.count, g.last_line = count, last
                     self._bad_place(g, line_no, index, ev, raw)

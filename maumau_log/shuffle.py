@@ -32,7 +32,7 @@ from __future__ import annotations
 import hashlib
 import struct
 from collections.abc import Mapping, Sequence
-from typing import Final
+from typing import Any, Final
 
 from .cards import Card
 
@@ -44,15 +44,35 @@ _SAFE: Final = _TWO64 - _SAFE_SIZE
 """Below the rejection limit of step 3 for every ``n <= _SAFE_SIZE``: the limit is
 ``2**64 - (2**64 mod n)`` and ``2**64 mod n < n``, so a word below this is never rejected."""
 _SHA256: Final = hashlib.sha256
+_Hash = Any  # a hashlib object (no public type for it)
 # the counters of step 2 as 8 big-endian bytes, for the first blocks (a pack or two)
 _COUNTERS: Final = [k.to_bytes(8, "big") for k in range(64)]
 # the unpackers of step 2 for 0 .. 63 blocks of four words
 _UNPACK: Final = [struct.Struct(f">{4 * b}Q") for b in range(64)]
 
 
+_LAST: Final[list[tuple[bytes, _Hash]]] = []
+"""The last seed :func:`commitment` hashed, with its SHA-256 object (one entry, replaced
+whole): the replay checks a game's commitment, then shuffles with the same seed, whose
+blocks start from that state (:func:`_words`; issue 12, session 8: one SHA-256 object
+fewer per game). Only the speed depends on it."""
+
+
 def commitment(seed: str) -> str:
-    """The commitment a server publishes before the round: hex SHA-256 of the seed's UTF-8."""
-    return hashlib.sha256(seed.encode("utf-8")).hexdigest()
+    """The commitment a server publishes before the round: hex SHA-256 of the seed's UTF-8.
+
+    Args:
+        seed: the seed string.
+    Returns:
+        64 lower-case hex digits.
+    """
+    base = seed.encode("utf-8")
+    h = _SHA256(base)
+    if _LAST:
+        _LAST[0] = (base, h)
+    else:
+        _LAST.append((base, h))
+    return h.hexdigest()
 
 
 def shuffled(cards: Sequence[Card], seed: str) -> list[Card]:
@@ -109,7 +129,8 @@ def _words(base: bytes, first: int, blocks: int) -> tuple[int, ...]:
     # the seed's bytes hashed once, each block a copy of that state fed its counter: the
     # same digests as SHA-256(S || u64be(k)), without building a new SHA-256 object per
     # block (OpenSSL looks the algorithm up by name at each ``hashlib.sha256()``)
-    prefix = _SHA256(base)
+    last = _LAST[0] if _LAST else None
+    prefix = last[1] if last is not None and last[0] == base else _SHA256(base)
     counters = _COUNTERS
     parts: list[bytes] = []
     for k in range(first, first + blocks):

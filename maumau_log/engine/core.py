@@ -106,11 +106,12 @@ class Engine(State):
                 self.last_actor = player
                 if self.words:
                     self.words = set()
-            on_play(self, event)
+            on_play(self, event, player)
             return
         if type(event) is _DRAW:
-            if event.count is not None and event.count < 0:
-                _negative(event.count)
+            count = event.count  # each field read once (a generic look-up, compiled)
+            if count is not None and count < 0:
+                _negative(count)
             if self.phase == FINISHED:
                 self._after_round_end(event)
             player = event.player
@@ -120,7 +121,7 @@ class Engine(State):
                 self.last_actor = player
                 if self.words:
                     self.words = set()
-            on_draw(self, event)
+            on_draw(self, event, player, count)
             return
         # then the other events of one player with no count, with the same checks (exact
         # types: a subclass of an event type is no event, and fails below as unknown)
@@ -154,7 +155,7 @@ class Engine(State):
             fail("missing_header", "a header inside a game", "FORMAT.md Files")
         # the count and the actor by type (getattr with a default would raise and catch an
         # AttributeError for every event without the field)
-        count: int | None = None
+        count = None
         actor: str | None = None
         if t is Penalty:
             assert isinstance(event, Penalty)

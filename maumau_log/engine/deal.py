@@ -63,9 +63,9 @@ def on_deal(s: State, ev: Deal) -> None:
     sizes = s.match.hand_sizes if s.match is not None else None
     for p in ev.hands:
         known_player(s, p, "deal.hands")
-    # card conservation: the copies seen, counted in a plain dict (a Counter's per-key
-    # __missing__ is a Python call in the compiled build)
-    seen: dict[Card, int] = {}
+    # card conservation: every card dealt (hands, starter, stock), counted only when a
+    # card may be there too often (_counts)
+    dealt: list[Card] = []
     for p in s.players:
         hand = ev.hands.get(p)
         if hand is None:
@@ -101,9 +101,7 @@ def on_deal(s: State, ev: Deal) -> None:
                 f"{due} cards",
             )
         s.hands[p] = cards
-        for c in cards:
-            if c != HIDDEN:
-                seen[c] = seen.get(c, 0) + 1
+        dealt.extend(cards)
     for p, taken in s.cut_taken.items():
         left = Counter(s.hands[p])
         for c in taken:
@@ -115,10 +113,10 @@ def on_deal(s: State, ev: Deal) -> None:
                 )
             left[c] -= 1
     starter = check_card(s, ev.starter, "deal.starter")
-    seen[starter] = seen.get(starter, 0) + 1
+    dealt.append(starter)
     pack = rules.pack_counts
     if s.unseen is not None:
-        deal_partial(s, Counter(seen), pack, starter)
+        deal_partial(s, Counter(_counts(dealt)), pack, starter)
         s.discard = [starter]
         s.phase = PLAY
         start(s, starter)
@@ -130,22 +128,27 @@ def on_deal(s: State, ev: Deal) -> None:
             if all_known(s, ev.stock)
             else [check_card(s, c, "deal.stock") for c in ev.stock]
         )
-        for c in stock:
-            seen[c] = seen.get(c, 0) + 1
-    over = [c for c, k in seen.items() if k > pack.get(c, 0)]
-    over.sort()
-    if over:
-        fail(
-            "duplicate_card",
-            "the deal holds "
-            + "; ".join(_copies(s, c, ev, seen[c], pack.get(c, 0)) for c in over[:5]),
-            "FORMAT.md Cards (card conservation)",
-        )
+        dealt.extend(stock)
+    # every card here is a code of the pack (all_known, check_card); in a pack of one copy
+    # of each card none is over the pack exactly when none is dealt twice: one set, no
+    # count (issue 12, session 8); else (or a card twice) the copies are counted
+    seen: dict[Card, int] | None = None
+    if len(rules.pack) != len(s.cards) or len(set(dealt)) != len(dealt):
+        seen = _counts(dealt)
+        over = [c for c, k in seen.items() if k > pack.get(c, 0)]
+        over.sort()
+        if over:
+            fail(
+                "duplicate_card",
+                "the deal holds "
+                + "; ".join(_copies(s, c, ev, seen[c], pack.get(c, 0)) for c in over[:5]),
+                "FORMAT.md Cards (card conservation)",
+            )
     if ev.stock is not None:
         # nothing is over the pack here: something is missing exactly when too few are seen
         missing = (
-            sorted((pack - Counter(seen)).elements())
-            if sum(seen.values()) < len(rules.pack)
+            sorted((pack - Counter(seen or _counts(dealt))).elements())
+            if len(dealt) < len(rules.pack)
             else []
         )
         if missing:
@@ -158,14 +161,14 @@ def on_deal(s: State, ev: Deal) -> None:
         s.stock = stock[::-1]
         s.stock_ordered = True
     elif s.fair_seed is None or s.cut_taken:
-        s.stock = sorted((pack - Counter(seen)).elements())
+        s.stock = sorted((pack - Counter(seen or _counts(dealt))).elements())
         s.stock_ordered = False
     if s.fair_seed is not None and not s.cut_taken:
         try:  # sets the stock in the seed's order
             check_fair_deal(s, ev, starter, sizes or {p: size for p in s.players})
         except RuleViolation:
             if ev.stock is None:  # the state at the violation: the stock as dealt, unordered
-                s.stock = sorted((pack - Counter(seen)).elements())
+                s.stock = sorted((pack - Counter(seen or _counts(dealt))).elements())
                 s.stock_ordered = False
             raise
     if s.cards[starter].redeal:
@@ -178,6 +181,16 @@ def on_deal(s: State, ev: Deal) -> None:
     s.discard = [starter]
     s.phase = PLAY
     start(s, starter)
+
+
+def _counts(cards: list[Card]) -> dict[Card, int]:
+    """The copies of each card among ``cards`` (hidden cards left out), in a plain dict (a
+    Counter's per-key ``__missing__`` is a Python call in the compiled build)."""
+    seen: dict[Card, int] = {}
+    for c in cards:
+        if c != HIDDEN:
+            seen[c] = seen.get(c, 0) + 1
+    return seen
 
 
 def _copies(s: State, card: Card, ev: Deal, held: int, allowed: int) -> str:

@@ -20,16 +20,19 @@ from .stock import size, take
 from .turns import known_player, turn_check
 
 
-def on_draw(s: State, ev: Draw) -> None:
+def on_draw(s: State, ev: Draw, player: str, count: int | None) -> None:
     """Check and apply a ``draw`` event.
 
+    Args:
+        s: the state.
+        ev: the event.
+        player, count: ``ev.player`` and ``ev.count``, read once by the dispatch (each
+            read of an event's field is a generic attribute look-up in the compiled build).
     Raises:
         RuleViolation: ``wrong_draw_count`` (a draw the rules do not allow, a wrong size),
             ``missed_penalty`` (not serving a pending draw), ``wrong_player``, stock errors.
     """
-    player = ev.player
-    cards = ev.cards  # (each field read once: a read of an event's field is a generic
-    count = ev.count  # attribute look-up from the compiled build)
+    cards = ev.cards  # (read once too)
     if (
         player == s.players[s.current]
         and s.phase == PLAY

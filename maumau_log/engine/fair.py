@@ -33,7 +33,8 @@ def check_fair_deal(s: State, ev: Deal, starter: Card, sizes: Mapping[str, int])
         fail("deal_not_from_seed", str(exc), "shuffle maumau-sha256-fy/1")
     rule = "shuffle maumau-sha256-fy/1 (README: provably fair shuffles)"
     for p in s.players:
-        if sorted(hands[p]) != sorted(s.hands[p]):
+        # a hand logged in the order dealt is the same hand at once; else as multisets
+        if hands[p] != s.hands[p] and sorted(hands[p]) != sorted(s.hands[p]):
             fail(
                 "deal_not_from_seed",
                 f"{p}'s hand {' '.join(s.hands[p])} is not what the seed deals",
@@ -63,16 +64,31 @@ def check_fair_deal(s: State, ev: Deal, starter: Card, sizes: Mapping[str, int])
     s.stock_ordered = True
 
 
-def check_fair_reshuffle(s: State, under: list[Card], logged: list[Card] | None) -> None:
+def reshuffle_due(s: State, under: list[Card]) -> list[Card]:
+    """The stock, top first, that the next reshuffle of ``under`` (the discard pile but its
+    top, bottom first) must give (``shuffle.py`` step 6); a query, the state is unchanged."""
+    assert s.fair_seed is not None
+    return shuffled(under, reshuffle_seed(s.fair_seed, s.reshuffles + 1))
+
+
+def check_fair_reshuffle(
+    s: State, under: list[Card], logged: list[Card] | None, due: list[Card] | None = None
+) -> None:
     """The k-th reshuffle must be what the derived seed gives (``shuffle.py`` step 6);
     sets the new stock in that order.
 
+    Args:
+        s: the state (a revealed seed).
+        under: the discard pile but its top card, bottom first.
+        logged: the reshuffle's logged stock, top first, or None.
+        due: :func:`reshuffle_due` of ``under`` when the caller has it already, else None.
     Raises:
         RuleViolation: ``deal_not_from_seed``.
     """
     assert s.fair_seed is not None
+    if due is None:
+        due = reshuffle_due(s, under)
     s.reshuffles += 1
-    due = shuffled(under, reshuffle_seed(s.fair_seed, s.reshuffles))
     if logged is not None and logged != due:
         fail(
             "deal_not_from_seed",

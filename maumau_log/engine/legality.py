@@ -354,7 +354,7 @@ def draw_problem(s: State, player: str, notes: set[str] | None = None) -> tuple[
         and not s.cover_drawn
         and (not s.draws_this_turn or s.after_draw == "any")
     ):  # here turn_play_problem is "in pile_ok" alone (the same decision, as one set test)
-        has_play = not s.pile_ok.isdisjoint(hand)
+        has_play = _any_in(hand, s.pile_ok)
     else:
         has_play = any(turn_play_problem(s, player, c) is None for c in hand if c != HIDDEN)
     if notes is not None and not has_play and HIDDEN in hand:
@@ -364,6 +364,12 @@ def draw_problem(s: State, player: str, notes: set[str] | None = None) -> tuple[
     if s.rules.voluntary_draw:
         return "voluntary", ""
     return "", _can_play_text(s, player)
+
+
+def _any_in(hand: list[Card], cards: frozenset[Card]) -> bool:
+    """True when a card of ``hand`` is in ``cards`` (``not cards.isdisjoint(hand)``, as a
+    typed loop: the compiled build tests each card in C, no method call)."""
+    return any(c in cards for c in hand)  # a loop in the compiled build
 
 
 def _can_play_text(s: State, player: str) -> str:

@@ -36,14 +36,18 @@ from .tables import CardInfo
 from .turns import known_player, resolve_skip, turn_check
 
 
-def on_play(s: State, ev: Play) -> None:
+def on_play(s: State, ev: Play, player: str) -> None:
     """Check and apply a ``play`` event.
 
+    Args:
+        s: the state.
+        ev: the event.
+        player: ``ev.player``, read once by the dispatch (each read of an event's field
+            is a generic attribute look-up in the compiled build).
     Raises:
         RuleViolation: the first failed check: the player, the turn, the cards in the hand,
             their legality (``card_does_not_match``, ``missed_penalty`` ...).
     """
-    player = ev.player
     cards = ev.cards
     if (
         len(cards) == 1
@@ -58,15 +62,14 @@ def on_play(s: State, ev: Play) -> None:
         # problem
         card = cards[0]
         hand = s.hands[player]
-        if (
-            card in s.pile_ok
-            and len(hand) > 1
-            and card in hand
-            and (not s.draws_this_turn or after_draw_problem(s, player, card) is None)
-        ):
-            s.first_action_done = True  # as turn_check
-            lay_down(s, player, cards)
-            return
+        if card in s.pile_ok and len(hand) > 1:
+            # where the card is in the hand (-1: not there): one scan, which lay_down
+            # removes from, where ``in`` and then ``remove`` made two
+            at = _index(hand, card)
+            if at >= 0 and (not s.draws_this_turn or after_draw_problem(s, player, card) is None):
+                s.first_action_done = True  # as turn_check
+                lay_down(s, player, cards, at=at)
+                return
     if player not in s.seat:
         known_player(s, player, "play")
     if not cards:
@@ -193,19 +196,39 @@ def check_multi(s: State, player: str, cards: list[Card]) -> None:
         )
 
 
+def _index(hand: list[Card], card: Card) -> int:
+    """Where ``card`` first is in ``hand``, or -1 (no exception raised and caught)."""
+    for i, c in enumerate(hand):
+        if c == card:
+            return i
+    return -1
+
+
 def lay_down(
-    s: State, player: str, cards: list[Card], answering_skip: bool = False, jump: bool = False
+    s: State,
+    player: str,
+    cards: list[Card],
+    answering_skip: bool = False,
+    jump: bool = False,
+    at: int = -1,
 ) -> None:
-    """Move played cards to the discard pile and apply them (the checks are done)."""
+    """Move played cards to the discard pile and apply them (the checks are done).
+
+    ``at``: for one card, where it first is in the hand when the caller has looked (the
+    hand unchanged since), else -1.
+    """
     if s.just_skipped:
         s.just_skipped = set()
     hand = s.hands[player]
     if len(cards) == 1:
         card = cards[0]
-        try:  # one scan of the hand (``in`` and then ``remove`` made two)
-            hand.remove(card)
-        except ValueError:  # a card shown from a hidden hand (checked by check_in_hand)
-            _from_hidden(s, hand, card)
+        if at >= 0:
+            del hand[at]
+        else:
+            try:  # one scan of the hand (``in`` and then ``remove`` made two)
+                hand.remove(card)
+            except ValueError:  # a card shown from a hidden hand (checked by check_in_hand)
+                _from_hidden(s, hand, card)
         s.discard.append(card)
         info = last = s.info[card]
     else:

@@ -347,7 +347,9 @@ def begin_turn(s: State, seat: int) -> None:
         s.cover_drawn = empty_counter()
     s.turn_over_after_draw = False
     s.serving = False
-    s.turns[s.players[seat]] += 1
+    player = s.players[seat]
+    turns = s.turns
+    turns[player] = turns[player] + 1  # (a typed add: ``+=`` on a dict item is generic)
 
 
 def begin_turn_same(s: State, seat: int) -> None:

@@ -14,7 +14,7 @@ from collections import Counter
 from ..cards import Card, canonical, is_card_code, suggest_code
 from ..events import Draw, Penalty, Reshuffle
 from .errors import fail
-from .fair import check_fair_reshuffle
+from .fair import check_fair_reshuffle, reshuffle_due
 from .partial import take_partial
 from .state import HIDDEN, OUT, PLAY, State
 
@@ -218,7 +218,10 @@ def on_reshuffle(s: State, ev: Reshuffle) -> None:
             if all_known(s, ev.stock)
             else [check_card(s, c, "reshuffle.stock") for c in ev.stock]
         )
-        if sorted(new) != sorted(under):
+        # with a revealed seed the stock due is a permutation of the pile: a logged stock
+        # equal to it is one too (no sorting); else the multisets are compared first
+        due = reshuffle_due(s, under) if s.fair_seed is not None else None
+        if new != due and sorted(new) != sorted(under):
             extra = sorted((Counter(new) - Counter(under)).elements())
             missing = sorted((Counter(under) - Counter(new)).elements())
             fail(
@@ -232,7 +235,7 @@ def on_reshuffle(s: State, ev: Reshuffle) -> None:
         s.stock = new[::-1]
         s.stock_ordered = True
         if s.fair_seed is not None:
-            check_fair_reshuffle(s, under, new)
+            check_fair_reshuffle(s, under, new, due)
     else:
         _check_count(ev, under)
         s.stock = sorted(under)
