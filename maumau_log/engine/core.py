@@ -7,7 +7,9 @@ files, Parquet or terminals, and has no randomness: the same events give the sam
 card's presence in the hand, its legality) and applies it, or raises
 :class:`~.errors.RuleViolation`. The mechanics live in their modules (see the README's
 "Architecture" section for the map); this module dispatches to them, most frequent event
-first.
+first. The rules it applies are RULES.md "What every system shares (the family)" and the
+system the ruleset names (RULESETS.md presets, PRESETS.md values and rulings), each through
+the module of its mechanic; the event shapes are FORMAT.md "Events".
 """
 
 from __future__ import annotations
