@@ -1,0 +1,85 @@
+"""Session 9's speed changes keep the behaviour (issue 12): the fair shuffle's one-search
+fast path (``shuffle._permute``) against the algorithm word by word."""
+
+from __future__ import annotations
+
+import struct
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_shuffle import _reference_shuffle
+
+from maumau_log import shuffle
+
+_TWO64 = 2**64
+
+
+def _fisher_yates(cards: list[str], words: list[int]) -> list[str] | None:
+    """Steps 3-4 over ``words`` as written, or None when a word is rejected (the stream
+    would go on past these words)."""
+    out = list(cards)
+    for pos, i in enumerate(range(len(out) - 1, 0, -1)):
+        n = i + 1
+        if words[pos] >= _TWO64 - (_TWO64 % n):
+            return None
+        j = words[pos] % n
+        out[i], out[j] = out[j], out[i]
+    return out
+
+
+# words of every kind: anywhere, at the top of the range (rejected for some n), just
+# below the lowest rejection limit of n <= 1024, and with 0xFF bytes that do not start it
+_WORD = st.one_of(
+    st.integers(0, _TWO64 - 1),
+    st.integers(_TWO64 - 1100, _TWO64 - 1),
+    st.integers(_TWO64 - 2**16, _TWO64 - 1025),
+    st.integers(0, 2**16).map(lambda k: (0xFFFFFFFFFFFF << 8) | (k & 0xFF)),
+    st.integers(0, 2**40 - 1).map(lambda k: (k << 24) | 0xFFFFFF),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_WORD, min_size=4, max_size=16), st.integers(2, 64))
+def test_permute_is_the_algorithm_or_declines(words: list[int], size: int) -> None:
+    blocks = len(words) // 4
+    words = words[: 4 * blocks]
+    data = struct.pack(f">{len(words)}Q", *words)
+    cards = [f"c{i}" for i in range(size)]
+    out = list(cards)
+    done = shuffle._permute(out, data)
+    if not done:
+        # declined: the hand is untouched, and only for a stream too short or one that
+        # holds six 0xFF bytes in a row (a word from 2**64 - 1024 up begins so)
+        assert out == cards
+        assert len(words) < size - 1 or b"\xff" * 6 in data
+        return
+    assert len(words) >= size - 1
+    assert out == _fisher_yates(cards, words)
+
+
+def test_permute_declines_every_word_that_a_limit_may_reject() -> None:
+    # the words a rejection limit of some n <= 1024 can reject are 2**64 - 1023 and up
+    for word in (_TWO64 - 1024, _TWO64 - 1023, _TWO64 - 2, _TWO64 - 1):
+        data = struct.pack(">4Q", 5, word, 7, 9)
+        out = ["a", "b", "c", "d", "e"]
+        assert not shuffle._permute(out, data)
+        assert out == ["a", "b", "c", "d", "e"]
+    # a word with five 0xFF bytes first is accepted and used as it is
+    data = struct.pack(">4Q", 0xFFFFFFFFFF000000, 1, 2, 3)
+    out = ["a", "b", "c", "d", "e"]
+    assert shuffle._permute(out, data)
+    assert out == _fisher_yates(["a", "b", "c", "d", "e"], [0xFFFFFFFFFF000000, 1, 2, 3])
+
+
+def test_permute_declines_more_than_1024_cards_and_short_streams() -> None:
+    cards = [f"c{i}" for i in range(1025)]
+    data = bytes(32 * 257)
+    assert not shuffle._permute(list(cards), data)
+    assert not shuffle._permute(["a", "b", "c", "d", "e", "f"], bytes(32))  # 5 words due
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(max_size=40), st.integers(2, 120))
+def test_shuffled_is_the_reference_for_any_seed(seed: str, size: int) -> None:
+    cards = [f"c{i}" for i in range(size)]
+    assert shuffle.shuffled(cards, seed) == _reference_shuffle(cards, seed)
