@@ -1,15 +1,21 @@
 """Session 9's speed changes keep the behaviour (issue 12): the fair shuffle's one-search
-fast path (``shuffle._permute``) against the algorithm word by word."""
+fast path (``shuffle._permute``) against the algorithm word by word; a play's seat and hand
+in ``plays.lay_down`` against the look-ups by name."""
 
 from __future__ import annotations
 
 import struct
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_shuffle import _reference_shuffle
 
 from maumau_log import shuffle
+from maumau_log.engine import Engine
+from maumau_log.events import Game, Play
+from maumau_log.rules import PRESET_NAMES, UNSUPPORTED_PRESETS, resolve
+from maumau_log.sim import simulate
 
 _TWO64 = 2**64
 
@@ -83,3 +89,51 @@ def test_permute_declines_more_than_1024_cards_and_short_streams() -> None:
 def test_shuffled_is_the_reference_for_any_seed(seed: str, size: int) -> None:
     cards = [f"c{i}" for i in range(size)]
     assert shuffle.shuffled(cards, seed) == _reference_shuffle(cards, seed)
+
+
+_PRESETS = [p for p in PRESET_NAMES if p not in UNSUPPORTED_PRESETS]
+
+
+@pytest.mark.parametrize("preset", _PRESETS)
+@pytest.mark.parametrize("players", [2, 4])
+def test_a_plain_play_moves_the_turn_from_the_players_own_seat(preset: str, players: int) -> None:
+    """``lay_down`` takes the seat of the player to move without a look-up by name, and
+    the hand the fast path found (issue 12, session 9): after every one-card play of a
+    plain card (jump-ins included) the turn moved from ``seat[player]`` by the card's
+    steps, and the hand lost the card's first copy, as ``list.remove`` gives."""
+    checked = 0
+    jumps = 0
+    for game in simulate(preset, players, 4, 9):
+        header = game[0]
+        assert isinstance(header, Game)
+        engine = Engine(resolve(header.ruleset, header.options), header)
+        for ev in game[1:]:
+            plain = (
+                isinstance(ev, Play)
+                and len(ev.cards) == 1
+                and ev.player in engine.seat
+                and ev.cards[0] in engine.info
+                and engine.info[ev.cards[0]].plain
+                and engine.phase == "play"
+            )
+            if not plain:
+                engine.apply(ev)
+                continue
+            assert isinstance(ev, Play)
+            jumps += engine.players[engine.current] != ev.player
+            want = list(engine.hands[ev.player])
+            want.remove(ev.cards[0])
+            engine.apply(ev)
+            assert engine.hands[ev.player] == want
+            if engine.phase != "play" or engine.pending_skip or engine.cover_owed is not None:
+                continue
+            info = engine.info[ev.cards[0]]
+            steps = 2 if engine.just_skipped else 1
+            if info.reverse and engine.reverse_skips:
+                steps = 0
+            seat = engine.seat[ev.player]
+            assert engine.current == (seat + steps * engine.direction) % engine.n
+            checked += 1
+    assert checked > 20
+    if players == 4 and preset in ("prsi", "russian", "serbian"):
+        assert jumps > 0  # plays by a player not to move (jump-ins) are among them
