@@ -4,8 +4,10 @@ in ``plays.lay_down`` against the look-ups by name."""
 
 from __future__ import annotations
 
+import dataclasses
 import struct
 
+import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -13,7 +15,8 @@ from test_shuffle import _reference_shuffle
 
 from maumau_log import shuffle
 from maumau_log.engine import Engine
-from maumau_log.events import Game, Play
+from maumau_log.events import Game, Play, RoundEnd
+from maumau_log.replay_report import GameReport
 from maumau_log.rules import PRESET_NAMES, UNSUPPORTED_PRESETS, resolve
 from maumau_log.sim import simulate
 
@@ -137,3 +140,56 @@ def test_a_plain_play_moves_the_turn_from_the_players_own_seat(preset: str, play
     assert checked > 20
     if players == 4 and preset in ("prsi", "russian", "serbian"):
         assert jumps > 0  # plays by a player not to move (jump-ins) are among them
+
+
+def test_game_report_init_is_the_dataclass_one() -> None:
+    """``GameReport``'s written-out ``__init__`` (compiled: a C function) takes the fields
+    in their order with the dataclass's defaults, and new containers per report."""
+    names = [f.name for f in dataclasses.fields(GameReport)]
+    assert names == [
+        "file", "line", "game_id", "header", "rules", "events", "last_line", "violation",
+        "engine", "extra", "violation_raw", "lines",
+    ]  # fmt: skip
+    a = GameReport("f.jsonl", 3, "g1")
+    b = GameReport(file="f.jsonl", line=3, game_id="g1")
+    assert a == b and a.extra == {} and a.lines == []
+    assert a.extra is not b.extra and a.lines is not b.lines
+    assert (a.header, a.rules, a.events, a.last_line, a.violation, a.engine) == (
+        None, None, 0, 0, None, None,
+    )  # fmt: skip
+    assert a.violation_raw is None and a.valid
+    full = GameReport("f", 1, None, None, None, 5, 9, None, None, {"k": 1}, b"x", [b"l"])
+    assert (full.events, full.last_line, full.extra, full.violation_raw, full.lines) == (
+        5, 9, {"k": 1}, b"x", [b"l"],
+    )  # fmt: skip
+    assert "game_id='g1'" in repr(a)
+
+
+def test_turn_counters_start_at_zero_and_apart() -> None:
+    """``turns`` and ``skipped`` start as separate dicts of every player at 0."""
+    header = Game(format="maumau-log/1", game_id="g", ruleset="standard", players=["a", "b", "c"])
+    e = Engine(resolve("standard"), header)
+    assert e.turns == {"a": 0, "b": 0, "c": 0} == e.skipped
+    assert e.turns is not e.skipped
+    assert list(e.turns) == ["a", "b", "c"]
+    e.turns["a"] += 1
+    assert e.skipped["a"] == 0
+
+
+@pytest.mark.parametrize("order", ["as replayed", "reversed"])
+def test_round_end_hands_in_the_replayed_order_or_another(order: str) -> None:
+    """``round_end.hands`` equal to the replayed hands (no sort) or in another order are
+    accepted alike; the round's outcome is the same."""
+    for game in simulate("classic", 3, 3, 5):
+        header = game[0]
+        assert isinstance(header, Game)
+        engine = Engine(resolve(header.ruleset, header.options), header)
+        for ev in game[1:-1]:
+            engine.apply(ev)
+        end = game[-1]
+        assert isinstance(end, RoundEnd)
+        hands = {p: list(h) for p, h in engine.hands.items()}
+        if order == "reversed":
+            hands = {p: h[::-1] for p, h in hands.items()}
+        engine.apply(msgspec.structs.replace(end, hands=hands))
+        assert engine.phase == "finished"

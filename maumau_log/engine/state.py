@@ -236,8 +236,9 @@ class State:
         self.last_player = None
         self.last_turn_actor = None
         self.prev_turn_actor = None
-        self.turns = dict.fromkeys(self.players, 0)
-        self.skipped = dict.fromkeys(self.players, 0)
+        # (a comprehension and a copy: compiled, ``dict.fromkeys`` is a generic method call)
+        self.turns = {p: 0 for p in self.players}
+        self.skipped = self.turns.copy()
         self.call_faults = empty_counter()
 
     @property
