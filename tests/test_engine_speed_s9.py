@@ -4,7 +4,9 @@ in ``plays.lay_down`` against the look-ups by name."""
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import pickle
 import struct
 
 import msgspec
@@ -166,14 +168,43 @@ def test_game_report_init_is_the_dataclass_one() -> None:
 
 
 def test_turn_counters_start_at_zero_and_apart() -> None:
-    """``turns`` and ``skipped`` start as separate dicts of every player at 0."""
+    """``turns`` (by player, from ``turn_count`` by seat) and ``skipped`` start at 0 for
+    every player; ``turns`` is a new dict each time."""
     header = Game(format="maumau-log/1", game_id="g", ruleset="standard", players=["a", "b", "c"])
     e = Engine(resolve("standard"), header)
     assert e.turns == {"a": 0, "b": 0, "c": 0} == e.skipped
-    assert e.turns is not e.skipped
+    assert e.turn_count == [0, 0, 0]
     assert list(e.turns) == ["a", "b", "c"]
-    e.turns["a"] += 1
-    assert e.skipped["a"] == 0
+    e.turns["a"] += 1  # a copy: the engine's count is unchanged
+    assert e.turns["a"] == 0 and e.skipped["a"] == 0
+    e.turn_count[1] += 2
+    assert e.turns == {"a": 0, "b": 2, "c": 0}
+
+
+@pytest.mark.parametrize("preset", _PRESETS)
+def test_turns_by_seat_count_every_turn_begun(preset: str) -> None:
+    """``turn_count`` (by seat) counts what the dict by player counted: the turns begun,
+    less a winning card's phantom turn, plus a jump-in's turn (rulings 6-10). Counted here
+    from the outside: each turn begins when the player to move changes or the same player
+    starts anew, so the sum of turns is at least the turn changes seen."""
+    for game in simulate(preset, 3, 4, 21):
+        header = game[0]
+        assert isinstance(header, Game)
+        engine = Engine(resolve(header.ruleset, header.options), header)
+        changes = 0
+        before = None
+        for ev in game[1:]:
+            engine.apply(ev)
+            now = engine.current if engine.phase == "play" else None
+            if now is not None and now != before:
+                changes += 1
+            before = now
+            assert engine.turns == dict(zip(engine.players, engine.turn_count, strict=True))
+            assert all(k >= 0 for k in engine.turn_count)
+        assert sum(engine.turn_count) >= changes - 1
+        twin = copy.deepcopy(engine)
+        assert twin.turn_count == engine.turn_count and twin.turn_count is not engine.turn_count
+        assert pickle.loads(pickle.dumps(engine)).turns == engine.turns
 
 
 @pytest.mark.parametrize("order", ["as replayed", "reversed"])

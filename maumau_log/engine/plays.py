@@ -256,7 +256,7 @@ def lay_down(
         s.pending_skip = 0
         s.skip_rank = None
         if jump:
-            s.turns[player] += 1
+            s.turn_count[s.seat[player]] += 1
     _clear_for_play(s, last)
     if s.calls_last and len(hand) == 1:
         s.window = (player, "last")
@@ -415,7 +415,7 @@ def go_out(s: State, player: str) -> None:
     # right after going out lets the round go on (then the penalty gives them back)
     current = s.players[s.current]
     s.phantom = (current, set(s.just_skipped))
-    s.turns[current] -= 1
+    s.turn_count[s.current] -= 1
     for p in s.just_skipped:
         s.skipped[p] -= 1
     s.prev_owed.clear()  # the end of the round voids draws owed (ruling 8)
