@@ -40,6 +40,8 @@ EXTRA = [
     "shuffle.py",
     "scoring.py",
     "replay.py",
+    "replay_checks.py",
+    "replay_report.py",
 ]
 """Modules compiled besides the engine, under ``maumau_log/`` (``maumau_log._select.EXTRA``
 names the same: the pure-Python switch must know every compiled module). ``replay.py`` is

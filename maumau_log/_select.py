@@ -35,6 +35,7 @@ EXTRA = tuple(
     PACKAGE + "." + m
     for m in (
         "openspiel.port", "openspiel.convert", "openspiel.lines", "shuffle", "scoring", "replay",
+        "replay_checks", "replay_report",
     )
 )  # fmt: skip
 """Compiled modules outside the engine package: the OpenSpiel port and the conversion of its

@@ -18,7 +18,7 @@ from .violations import Violation
 __all__ = ["GameReport", "GameState", "ReplayVisitor"]
 
 
-@dataclass
+@dataclass(init=False)
 class GameReport:
     """One replayed game (one round), valid or not.
 
@@ -53,6 +53,37 @@ class GameReport:
     extra: dict[str, Any] = field(default_factory=dict)
     violation_raw: bytes | None = None
     lines: list[bytes] = field(default_factory=list)
+
+    def __init__(
+        self,
+        file: str,
+        line: int,
+        game_id: str | None,
+        header: Game | None = None,
+        rules: Ruleset | None = None,
+        events: int = 0,
+        last_line: int = 0,
+        violation: Violation | None = None,
+        engine: Engine | None = None,
+        extra: dict[str, Any] | None = None,
+        violation_raw: bytes | None = None,
+        lines: list[bytes] | None = None,
+    ) -> None:
+        # the dataclass's own __init__, written out: compiled, it is a C function where
+        # the generated one is interpreted, once per game (issue 12, session 9);
+        # ``extra`` and ``lines`` default to new empty containers, as the fields say
+        self.file = file
+        self.line = line
+        self.game_id = game_id
+        self.header = header
+        self.rules = rules
+        self.events = events
+        self.last_line = last_line
+        self.violation = violation
+        self.engine = engine
+        self.extra = {} if extra is None else extra
+        self.violation_raw = violation_raw
+        self.lines = [] if lines is None else lines
 
     @property
     def valid(self) -> bool:

@@ -49,6 +49,8 @@ _Hash = Any  # a hashlib object (no public type for it)
 _COUNTERS: Final = [k.to_bytes(8, "big") for k in range(64)]
 # the unpackers of step 2 for 0 .. 63 blocks of four words
 _UNPACK: Final = [struct.Struct(f">{4 * b}Q") for b in range(64)]
+_RUN: Final = b"\xff" * 6
+"""How every word from ``2**64 - 1024`` up begins (six 0xFF bytes)."""
 
 
 _LAST: Final[list[tuple[bytes, _Hash]]] = []
@@ -90,18 +92,13 @@ def shuffled(cards: Sequence[Card], seed: str) -> list[Card]:
         return out
     base = seed.encode("utf-8")
     # the words the shuffle needs when none is rejected (nearly always: a rejection has
-    # odds below n / 2**64), hashed in one go and tested at once; the loop below, word by
-    # word, only when one is rejected (the same stream, read the same way)
+    # odds below n / 2**64), hashed in one go; the loop below, word by word, only when
+    # one may be rejected (the same stream, read the same way)
     blocks = (size + 2) // 4
-    words = _words(base, 0, blocks)
-    # no word of them is rejected when even the largest is below every limit (_SAFE):
-    # one max() instead of a test per word (issue 12); else the loop below decides
-    if size <= _SAFE_SIZE and max(words) < _SAFE:
-        # words may run past the last i; no strict= (mypyc compiles a plain zip as a loop)
-        for i, x in zip(range(size - 1, 0, -1), words):  # noqa: B905
-            j = x % (i + 1)  # n = i + 1
-            out[i], out[j] = out[j], out[i]
+    data = _stream(base, 0, blocks)
+    if _permute(out, data):
         return out
+    words = _unpack(data, blocks)
     sha256 = hashlib.sha256
     counter = blocks
     pos = 0
@@ -122,10 +119,33 @@ def shuffled(cards: Sequence[Card], seed: str) -> list[Card]:
     return out
 
 
-def _words(base: bytes, first: int, blocks: int) -> tuple[int, ...]:
-    """The 64-bit words of SHA-256 blocks ``first`` to ``first + blocks - 1`` (step 2)."""
+def _permute(out: list[Card], data: bytes) -> bool:
+    """Steps 3-4 with the words of ``data`` (step 2's stream, whole blocks) when no word
+    of it can be rejected: then ``out`` is shuffled in place and True is returned; else
+    False and ``out`` is unchanged (the caller reads the stream word by word).
+
+    No word is rejected when ``len(out) <= 1024`` and no word reaches ``2**64 - 1024``
+    (below every rejection limit ``2**64 - (2**64 mod n)``, ``n <= 1024``); a word that
+    does begins with six 0xFF bytes, so ``data`` without six 0xFF bytes in a row has
+    none: one substring search of the bytes (issue 12, session 9; it was a ``max()`` of
+    the words, a generic call from the compiled build). A run across two words only sends
+    the shuffle to the word-by-word loop, which reads the same stream.
+    """
+    size = len(out)
+    if size > _SAFE_SIZE or len(data) < 8 * (size - 1) or _RUN in data:
+        return False
+    words = _unpack(data, len(data) // 32)
+    # words may run past the last i; no strict= (mypyc compiles a plain zip as a loop)
+    for i, x in zip(range(size - 1, 0, -1), words):  # noqa: B905
+        j = x % (i + 1)  # n = i + 1
+        out[i], out[j] = out[j], out[i]
+    return True
+
+
+def _stream(base: bytes, first: int, blocks: int) -> bytes:
+    """Blocks ``first`` to ``first + blocks - 1`` of step 2's stream (32 bytes each)."""
     if blocks <= 0:
-        return ()
+        return b""
     # the seed's bytes hashed once, each block a copy of that state fed its counter: the
     # same digests as SHA-256(S || u64be(k)), without building a new SHA-256 object per
     # block (OpenSSL looks the algorithm up by name at each ``hashlib.sha256()``)
@@ -137,10 +157,21 @@ def _words(base: bytes, first: int, blocks: int) -> tuple[int, ...]:
         h = prefix.copy()
         h.update(counters[k] if k < 64 else k.to_bytes(8, "big"))
         parts.append(h.digest())
-    data = b"".join(parts)
+    return b"".join(parts)
+
+
+def _unpack(data: bytes, blocks: int) -> tuple[int, ...]:
+    """The unsigned 64-bit words (step 2) of ``blocks`` blocks of the stream."""
     if blocks < len(_UNPACK):
         return _UNPACK[blocks].unpack(data)
     return struct.unpack(f">{4 * blocks}Q", data)
+
+
+def _words(base: bytes, first: int, blocks: int) -> tuple[int, ...]:
+    """The 64-bit words of SHA-256 blocks ``first`` to ``first + blocks - 1`` (step 2)."""
+    if blocks <= 0:
+        return ()
+    return _unpack(_stream(base, first, blocks), blocks)
 
 
 def reshuffle_seed(seed: str, k: int) -> str:

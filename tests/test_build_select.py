@@ -31,9 +31,11 @@ def test_compilable_modules_and_the_build_hook_agree() -> None:
     assert _select.source_of("maumau_log.shuffle") == pkg / "shuffle.py"
     assert _select.source_of("maumau_log.scoring") == pkg / "scoring.py"
     assert _select.source_of("maumau_log.replay") == pkg / "replay.py"
+    assert _select.source_of("maumau_log.replay_checks") == pkg / "replay_checks.py"
+    assert _select.source_of("maumau_log.replay_report") == pkg / "replay_report.py"
     never_compiled = (
         "maumau_log.engine", "maumau_log.engine.__init__", "maumau_log.engine._select",
-        "maumau_log.openspiel.sources", "maumau_log.replay_report", "maumau_log._select",
+        "maumau_log.openspiel.sources", "maumau_log.shard", "maumau_log._select",
     )  # fmt: skip
     for never in never_compiled:
         assert _select.source_of(never) is None, never
@@ -41,7 +43,8 @@ def test_compilable_modules_and_the_build_hook_agree() -> None:
     built = {Path(p) for p in hook.sources()}  # type: ignore[attr-defined]
     engine = {p for p in (pkg / "engine").glob("*.py") if p.stem not in ("__init__", "_select")}
     openspiel = {pkg / "openspiel" / f"{m}.py" for m in ("port", "convert", "lines")}
-    assert built == engine | openspiel | {pkg / f"{m}.py" for m in ("shuffle", "scoring", "replay")}
+    extra = ("shuffle", "scoring", "replay", "replay_checks", "replay_report")
+    assert built == engine | openspiel | {pkg / f"{m}.py" for m in extra}
     names = {".".join(("maumau_log", *p.relative_to(pkg).with_suffix("").parts)) for p in built}
     assert {n for n in names if _select.source_of(n) is not None} == names
 

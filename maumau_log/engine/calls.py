@@ -193,7 +193,7 @@ def _reopen(s: State, player: str) -> None:
     winning card began happen after all."""
     if s.phantom is not None:
         turn_of, skipped = s.phantom
-        s.turns[turn_of] += 1
+        s.turn_count[s.seat[turn_of]] += 1
         for p in skipped:
             s.skipped[p] += 1
         s.phantom = None

@@ -106,8 +106,12 @@ def _final_hands(s: State, ev: RoundEnd) -> dict[str, list[Card]]:
     unseen: Counter[Card] | None = None  # made at the first hand that is not the usual case
     for p in s.players:
         claimed = ev.hands.get(p)
-        if isinstance(claimed, list) and s.unseen is None and sorted(claimed) == sorted(s.hands[p]):
-            continue  # the usual case: the hand as replayed, in any order
+        if (
+            isinstance(claimed, list)
+            and s.unseen is None
+            and (claimed == s.hands[p] or sorted(claimed) == sorted(s.hands[p]))
+        ):
+            continue  # the usual case: the hand as replayed (in its order: no sort), or in another
         if unseen is None:
             unseen = Counter(s.unseen) if s.unseen is not None else Counter()
         held = Counter(s.hands[p])

@@ -68,7 +68,7 @@ def on_play(s: State, ev: Play, player: str) -> None:
             at = _index(hand, card)
             if at >= 0 and (not s.draws_this_turn or after_draw_problem(s, player, card) is None):
                 s.first_action_done = True  # as turn_check
-                lay_down(s, player, cards, at=at)
+                lay_down(s, player, cards, at=at, held=hand)
                 return
     if player not in s.seat:
         known_player(s, player, "play")
@@ -211,19 +211,21 @@ def lay_down(
     answering_skip: bool = False,
     jump: bool = False,
     at: int = -1,
+    held: list[Card] | None = None,
 ) -> None:
     """Move played cards to the discard pile and apply them (the checks are done).
 
     ``at``: for one card, where it first is in the hand when the caller has looked (the
-    hand unchanged since), else -1.
+    hand unchanged since), else -1. ``held``: ``s.hands[player]`` when the caller has it
+    (one dict look-up by the player's name fewer, issue 12), else None.
     """
     if s.just_skipped:
         s.just_skipped = set()
-    hand = s.hands[player]
+    hand = held if held is not None else s.hands[player]
     if len(cards) == 1:
         card = cards[0]
         if at >= 0:
-            del hand[at]
+            hand.pop(at)  # (a list method in the compiled build; ``del`` is generic)
         else:
             try:  # one scan of the hand (``in`` and then ``remove`` made two)
                 hand.remove(card)
@@ -254,15 +256,16 @@ def lay_down(
         s.pending_skip = 0
         s.skip_rank = None
         if jump:
-            s.turns[player] += 1
+            s.turn_count[s.seat[player]] += 1
     _clear_for_play(s, last)
     if s.calls_last and len(hand) == 1:
         s.window = (player, "last")
     if last.plain and len(cards) == 1:
         # the usual play: one card with no wild, previous-player, cover or play-again
         # power: its reverse, draw or skip, then the turn moves (after_cards for this
-        # case, inlined: the hot path)
-        seat = s.seat[player]
+        # case, inlined: the hot path); the seat: the player to move's, as usual, without
+        # a look-up by name
+        seat = s.current if s.players[s.current] == player else s.seat[player]
         steps = 1
         if last.reverse:
             s.direction = -s.direction
@@ -412,7 +415,7 @@ def go_out(s: State, player: str) -> None:
     # right after going out lets the round go on (then the penalty gives them back)
     current = s.players[s.current]
     s.phantom = (current, set(s.just_skipped))
-    s.turns[current] -= 1
+    s.turn_count[s.current] -= 1
     for p in s.just_skipped:
         s.skipped[p] -= 1
     s.prev_owed.clear()  # the end of the round voids draws owed (ruling 8)

@@ -142,9 +142,9 @@ class State:
     event_index: int  # the index of the event being applied (header = 0)
     first_action_done: bool  # a turn action was made this round (ruling 23)
     # --- counters a replay's visitors read
-    # (turns and skipped: plain dicts holding every player, 0 at the start; a Counter's
-    # item assignment is a Python-level call, once per turn)
-    turns: dict[str, int]  # turns begun, per player
+    # (turn_count by seat: a list item, where a dict by name was two look-ups a turn,
+    # issue 12, session 9; skipped: a plain dict holding every player, 0 at the start)
+    turn_count: list[int]  # turns begun, per seat (``turns`` gives them by player)
     skipped: dict[str, int]  # turns lost to a skip card, per player
     call_faults: Counter[str]  # calls missed or wrong (caught or not), per player
 
@@ -236,14 +236,21 @@ class State:
         self.last_player = None
         self.last_turn_actor = None
         self.prev_turn_actor = None
-        self.turns = dict.fromkeys(self.players, 0)
-        self.skipped = dict.fromkeys(self.players, 0)
+        # (a comprehension: compiled, ``dict.fromkeys`` is a generic method call)
+        self.turn_count = [0] * self.n
+        self.skipped = {p: 0 for p in self.players}
         self.call_faults = empty_counter()
 
     @property
     def current_player(self) -> str:
         """The player whose turn it is."""
         return self.players[self.current]
+
+    @property
+    def turns(self) -> dict[str, int]:
+        """Turns begun so far, player to count, every player (0 at the start), in seat
+        order: a new dict built from :attr:`turn_count` (changing it changes nothing)."""
+        return dict(zip(self.players, self.turn_count, strict=True))
 
     def __deepcopy__(self, memo: dict[int, Any]) -> State:
         """An independent copy (bots look ahead with ``copy.deepcopy(engine)``); the ruleset,
@@ -293,7 +300,7 @@ _COPIED: tuple[str, ...] = (
     "out_player", "last_play", "ended_reason", "winner", "scores", "cut_taken", "last_actor",
     "words", "window", "faults", "caught", "penalty_owed", "suit_after_penalty", "phantom",
     "jump_open", "last_player", "last_turn_actor", "prev_turn_actor", "event_index",
-    "first_action_done", "turns", "skipped", "call_faults",
+    "first_action_done", "turn_count", "skipped", "call_faults",
 )  # fmt: skip
 
 
@@ -347,9 +354,7 @@ def begin_turn(s: State, seat: int) -> None:
         s.cover_drawn = empty_counter()
     s.turn_over_after_draw = False
     s.serving = False
-    player = s.players[seat]
-    turns = s.turns
-    turns[player] = turns[player] + 1  # (a typed add: ``+=`` on a dict item is generic)
+    s.turn_count[seat] += 1  # (by seat: a list item, no look-up by name)
 
 
 def begin_turn_same(s: State, seat: int) -> None:
