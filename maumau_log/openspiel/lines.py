@@ -65,6 +65,9 @@ _DRAW_HEAD: Final[tuple[bytes, ...]] = tuple(
     f'{{"type":"draw","player":"p{p}","cards":['.encode() for p in range(MAX_PLAYERS)
 )
 _DRAW_TAIL: Final[tuple[bytes, ...]] = tuple(f'],"reason":"{r}"}}'.encode() for r in REASONS)
+_DRAW_ONE: Final[list[bytes | None]] = [None] * (MAX_PLAYERS * NUM_CARDS * len(REASONS))
+"""The line of a one-card draw, by ``(player * NUM_CARDS + card) * 3 + reason``, made on
+first use (``_DRAW_HEAD + _QUOTED + _DRAW_TAIL``)."""
 
 
 class Draw:
@@ -101,14 +104,23 @@ def encode_events(events: list[Any]) -> bytes:
     if not events:
         return b""
     lines, quoted, heads, tails = _LINES, _QUOTED, _DRAW_HEAD, _DRAW_TAIL
+    ones = _DRAW_ONE
     out: list[bytes] = []
     for ev in events:  # out.append, not a bound-method local: compiled, a C call
         if isinstance(ev, int):
             out.append(lines[ev])
         elif isinstance(ev, Draw):
             drawn = ev.cards
-            cards = quoted[drawn[0]] if len(drawn) == 1 else b",".join([quoted[c] for c in drawn])
-            out.append(heads[ev.player] + cards + tails[ev.reason])
+            if len(drawn) == 1:  # most draws: the line made once (issue 12)
+                key = (ev.player * NUM_CARDS + drawn[0]) * len(REASONS) + ev.reason
+                one = ones[key]
+                if one is None:
+                    one = heads[ev.player] + quoted[drawn[0]] + tails[ev.reason]
+                    ones[key] = one
+                out.append(one)
+            else:
+                cards = b",".join([quoted[c] for c in drawn])
+                out.append(heads[ev.player] + cards + tails[ev.reason])
         else:
             out.append(_encode(ev))
     out.append(b"")

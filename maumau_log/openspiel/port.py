@@ -345,31 +345,35 @@ class CrazyEightsState:
         dealt = len(self.history)  # history_.size() before this action
         current = self.current
         dealing = self.n * self.initial
+        trace = self.trace
         if self.redraw:
             pass  # the starter: traced below, once it is known to stay
         elif dealt <= dealing:
-            self.trace.append(T_DEAL)
-            self.trace.append(current)
-            self.trace.append(action)
+            trace.append(T_DEAL)
+            trace.append(current)
+            trace.append(action)
         else:
-            self.trace.append(T_DRAWN)
-            self.trace.append(current)
-            self.trace.append(action)
+            trace.append(T_DRAWN)
+            trace.append(current)
+            trace.append(action)
+        # list items as ``x[i] = x[i] - 1``, not ``x[i] -= 1``: compiled, typed int
+        # arithmetic instead of a generic in-place number call (issue 12)
+        deck, hand, sizes, held = self.deck, self.hands[current], self.hand_sizes, self.in_hands
         self.cards_left -= 1
-        self.deck[action] -= 1
-        self.hands[current][action] += 1
-        self.hand_sizes[current] += 1
-        self.in_hands[action] += 1
+        deck[action] = deck[action] - 1
+        hand[action] = hand[action] + 1
+        sizes[current] = sizes[current] + 1
+        held[action] = held[action] + 1
         if not self.cards_left and self.reshuffle:
             self._do_reshuffle()
         if self.redraw:
-            self.hands[current][action] -= 1
-            self.hand_sizes[current] -= 1
-            self.in_hands[action] -= 1
+            hand[action] = hand[action] - 1
+            sizes[current] = sizes[current] - 1
+            held[action] = held[action] - 1
             rank = action >> 2
             if rank != EIGHT_RANK:
-                self.trace.append(T_STARTER)
-                self.trace.append(action)
+                trace.append(T_STARTER)
+                trace.append(action)
                 self.phase = _PLAY
                 self.redraw = False
                 self.last_card = action
@@ -388,9 +392,9 @@ class CrazyEightsState:
                         return
                 self.current = (current + 1) % self.n
                 return
-            self.trace.append(T_STARTER_BACK)
-            self.trace.append(action)
-            self.deck[action] += 1
+            trace.append(T_STARTER_BACK)
+            trace.append(action)
+            deck[action] = deck[action] + 1
             self.cards_left += 1
             return
         if dealt < dealing:
@@ -422,10 +426,11 @@ class CrazyEightsState:
     def _apply_play(self, action: int) -> None:
         player = self.current
         index = len(self.history)
+        trace = self.trace
         if action == PASS:
-            self.trace.append(T_PASS)
-            self.trace.append(player)
-            self.trace.append(index)
+            trace.append(T_PASS)
+            trace.append(player)
+            trace.append(index)
             self.passes = self.passes + 1 if not self.cards_left else 0
             if self.passes == self.n + 1:
                 self.phase = _OVER
@@ -441,35 +446,37 @@ class CrazyEightsState:
         if action == DRAW:
             effect = self.twos_left > 0
             voluntary = not effect and self.any_card_playable()
-            self.trace.append(T_DRAW)
-            self.trace.append(player)
-            self.trace.append(1 if effect else 0)
-            self.trace.append(1 if voluntary else 0)
-            self.trace.append(index)
+            trace.append(T_DRAW)
+            trace.append(player)
+            trace.append(1 if effect else 0)
+            trace.append(1 if voluntary else 0)
+            trace.append(index)
             self.phase = _DEAL
             if effect:
                 self.start_twos = True
             return
         if self.nominate:
-            self.trace.append(T_SUIT)
-            self.trace.append(player)
-            self.trace.append(action - NOMINATE_BASE)
-            self.trace.append(index)
+            trace.append(T_SUIT)
+            trace.append(player)
+            trace.append(action - NOMINATE_BASE)
+            trace.append(index)
             self.last_suit = action - NOMINATE_BASE
             self.current = self._next()
             self.nominate = False
             return
-        self.trace.append(T_PLAY)
-        self.trace.append(player)
-        self.trace.append(action)
-        self.trace.append(index)
+        trace.append(T_PLAY)
+        trace.append(player)
+        trace.append(action)
+        trace.append(index)
         self.plays += 1
         self.can_pass = False
         self.draws_before_play = 0
-        self.hands[player][action] -= 1
-        self.hand_sizes[player] -= 1
-        self.in_hands[action] -= 1
-        if not self.hand_sizes[player] or self.plays >= self.max_turns:
+        hand, sizes, held = self.hands[player], self.hand_sizes, self.in_hands
+        hand[action] = hand[action] - 1
+        left = sizes[player] - 1
+        sizes[player] = left
+        held[action] = held[action] - 1
+        if not left or self.plays >= self.max_turns:
             self.phase = _OVER
             self._score_up()
         self.last_card = action
@@ -500,17 +507,21 @@ class CrazyEightsState:
         for number cards, where its documentation says face value (3C, id 4, costs 6;
         10H, id 34, costs 36). :func:`documented_penalty` is the documented rule."""
         for p in range(self.n):
+            hand = self.hands[p]
+            charge = 0  # exact in an int, subtracted once (the same float: all are integers)
             for card in range(NUM_CARDS):
-                k = self.hands[p][card]
+                k = hand[card]
                 if not k:
                     continue
                 rank = card // 4
                 if rank == EIGHT_RANK:
-                    self.returns[p] -= 50 * k
+                    charge += 50 * k
                 elif rank >= 9:
-                    self.returns[p] -= 10 * k
+                    charge += 10 * k
                 else:
-                    self.returns[p] -= (card + 2) * k
+                    charge += (card + 2) * k
+            if charge:
+                self.returns[p] -= charge
 
 
 def documented_penalty(hand: list[int] | Counter[int]) -> int:
