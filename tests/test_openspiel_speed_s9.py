@@ -28,6 +28,7 @@ from maumau_log.cli import app
 from maumau_log.openspiel import (
     CrazyEightsState,
     GameParams,
+    OpenSpielImportError,
     compact_events,
     convert_source_lines,
     convert_source_lines_counted,
@@ -280,3 +281,40 @@ def test_hand_counts_after_every_action(params: GameParams, seed: int) -> None:
         assert state.in_hands == [sum(h[c] for h in state.hands) for c in range(NUM_CARDS)]
         assert all(0 <= k <= state.decks for k in state.deck)
         assert sum(state.deck) == state.cards_left
+
+
+@settings(max_examples=40, deadline=None)
+@given(params=PARAMS, seed=st.integers(0, 2**32 - 1), bad=st.integers(0, 10**6))
+def test_apply_all_history_in_one_copy(params: GameParams, seed: int, bad: int) -> None:
+    """``apply_all`` (the history joined in one copy at the end, ``applied`` its length
+    meanwhile) leaves the state of applying the actions one by one; an illegal action in
+    the middle leaves the actions before it applied and in ``history``, and is located at
+    its index in the whole history."""
+    history = _random_history(params, seed)
+    whole = CrazyEightsState(params)
+    whole.apply_all(history)
+    single = CrazyEightsState(params)
+    for a in history:
+        single.apply(a)
+    assert whole.history == single.history == history
+    assert whole.applied == single.applied == len(history)
+    assert whole.trace == single.trace and whole.hands == single.hands
+    assert whole.returns == single.returns
+    # a tuple, in two parts
+    parts = CrazyEightsState(params)
+    cut = bad % len(history)
+    parts.apply_all(tuple(history[:cut]))
+    parts.apply_all(history[cut:])
+    assert parts.history == history and parts.trace == whole.trace
+    # an action past the end of the game is illegal: the whole history stays applied
+    broken = CrazyEightsState(params)
+    with pytest.raises(OpenSpielImportError) as info:
+        broken.apply_all([*history, 52])
+    assert info.value.action_index == len(history)
+    assert broken.history == history and broken.applied == len(history)
+    # an action that is never legal in the middle
+    mid = CrazyEightsState(params)
+    with pytest.raises(OpenSpielImportError) as info:
+        mid.apply_all([*history[:cut], 99, *history[cut:]])
+    assert info.value.action_index == cut
+    assert mid.history == history[:cut] and mid.applied == cut

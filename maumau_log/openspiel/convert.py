@@ -82,7 +82,7 @@ class _Segment:
         """Write the stock order: the cards drawn, then the others in card id order."""
         rest = self.cards
         for c in self.drawn:
-            rest[c] -= 1
+            rest[c] = rest[c] - 1  # not ``-=``: compiled, typed int arithmetic (issue 12)
         codes = CARD_CODES
         target = self.target
         target.extend([codes[c] for c in self.drawn])
@@ -251,17 +251,20 @@ def compact_events(
     trace = state.trace  # flat ints: see CrazyEightsState's doc
     i = 0
     size = len(trace)
+    action = -1  # the index in the history of the entry's action
     while i < size:
         kind = trace[i]
+        if kind != T_RESHUFFLE:  # one entry per action but for reshuffles
+            action += 1
         if kind == T_PLAY:
             open_draw = None
             split = False
             card = trace[i + 2]
             events.append(trace[i + 1] * per_player + card)
             if with_origins:
-                origins.append(trace[i + 3])
+                origins.append(action)
             awaiting_suit = card >> 2 == EIGHT_RANK
-            i += 4
+            i += 3
         elif kind == T_DRAWN:
             assert open_draw is not None
             if split:  # the rest of a draw after a reshuffle: a new draw event
@@ -279,26 +282,26 @@ def compact_events(
             open_draw = Draw(trace[i + 1], 2 if trace[i + 2] else (1 if trace[i + 3] else 0))
             events.append(open_draw)
             if with_origins:
-                origins.append(trace[i + 4])
-            i += 5
+                origins.append(action)
+            i += 4
         elif kind == T_PASS:
             open_draw = None
             split = False
             events.append(trace[i + 1] * per_player + pass_id)
             if with_origins:
-                origins.append(trace[i + 2])
-            i += 3
+                origins.append(action)
+            i += 2
         elif kind == T_SUIT:
             events.append(trace[i + 1] * per_player + suit_base + trace[i + 2])
             if with_origins:
-                origins.append(trace[i + 3])
+                origins.append(action)
             awaiting_suit = False
             for ev in held:
                 events.append(ev)
                 if with_origins:
                     origins.append(None)
             held = []
-            i += 4
+            i += 3
         elif kind == T_DEAL:
             card = trace[i + 2]
             hands[trace[i + 1]].append(codes[card])
