@@ -32,13 +32,36 @@ from maumau_log.openspiel import (
     compact_events,
     convert_source_lines,
     convert_source_lines_counted,
+    encode_game,
     history_to_lines,
     history_to_lines_counted,
     read_source,
 )
 from maumau_log.openspiel import sources as sources_mod
 from maumau_log.openspiel.actions import CARD_CODES, EIGHT_RANK, MAX_PLAYERS, NUM_CARDS
-from maumau_log.openspiel.lines import REASONS, Draw, encode_events
+from maumau_log.openspiel.lines import (
+    DRAW_ONE_BASE,
+    REASONS,
+    Draw,
+    as_dicts,
+    draw_one,
+    encode_events,
+    passes,
+    play,
+    suit,
+)
+from maumau_log.openspiel.port import (
+    T_DEAL,
+    T_DEALER,
+    T_DRAW,
+    T_DRAWN,
+    T_PASS,
+    T_PLAY,
+    T_RESHUFFLE,
+    T_STARTER,
+    T_STARTER_BACK,
+    T_SUIT,
+)
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs" / "openspiel"
 runner = CliRunner()
@@ -318,3 +341,56 @@ def test_apply_all_history_in_one_copy(params: GameParams, seed: int, bad: int) 
         mid.apply_all([*history[:cut], 99, *history[cut:]])
     assert info.value.action_index == cut
     assert mid.history == history[:cut] and mid.applied == cut
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    player=st.integers(0, MAX_PLAYERS - 1),
+    card=st.integers(0, NUM_CARDS - 1),
+    reason=st.integers(0, len(REASONS) - 1),
+)
+def test_one_card_draw_ids(player: int, card: int, reason: int) -> None:
+    """A one-card draw's compact id (:func:`draw_one`) writes and reads as the
+    :class:`Draw` of that card: the same line and the same dict; ids of plays, suits and
+    passes stay below its range."""
+    d = Draw(player, reason)
+    d.cards.append(card)
+    one = draw_one(player, card, reason)
+    assert one >= DRAW_ONE_BASE > play(MAX_PLAYERS - 1, NUM_CARDS - 1)
+    assert DRAW_ONE_BASE > passes(MAX_PLAYERS - 1) > suit(MAX_PLAYERS - 1, 3)
+    assert encode_events([one]) == encode_events([d])
+    assert encode_events([one, play(0, 4), one]) == encode_events([d, play(0, 4), d])
+    assert as_dicts([one]) == as_dicts([d])
+
+
+@settings(max_examples=60, deadline=None)
+@given(params=PARAMS, seed=st.integers(0, 2**32 - 1), returns=st.sampled_from(["field", "scores"]))
+def test_compact_lines_are_the_dicts_encoded(params: GameParams, seed: int, returns: str) -> None:
+    """The import's lines (one-card draws as ids, the others as :class:`Draw`) are the
+    event dicts encoded by msgspec, and each draw event holds the cards the trace drew, in
+    order, whole and cut (``partial``) histories."""
+    history = _random_history(params, seed)
+    for cut in {len(history), min(len(history), max(60, len(history) // 2))}:
+        state = CrazyEightsState(params)
+        state.apply_all(history[:cut])
+        events, origins = compact_events(state, "g", returns, {"m": 1})
+        dicts = as_dicts(events)
+        assert encode_events(events) == encode_game(dicts)
+        assert len(origins) == len(events)
+        drawn = [e for e in _trace_entries(state.trace) if e[0] == T_DRAWN]
+        cards = [c for e in dicts if e["type"] == "draw" for c in e["cards"]]
+        assert cards == [CARD_CODES[e[2]] for e in drawn]
+        for e, o in zip(dicts, origins, strict=True):  # a draw made by a draw action
+            if e["type"] == "draw" and o is not None:
+                assert state.history[o] == 52
+
+
+def _trace_entries(trace: list[int]) -> list[list[int]]:
+    fields = {T_DEALER: 1, T_DEAL: 2, T_STARTER_BACK: 1, T_STARTER: 1, T_PLAY: 2, T_SUIT: 2,
+              T_DRAW: 3, T_DRAWN: 2, T_PASS: 1, T_RESHUFFLE: 2 + NUM_CARDS}  # fmt: skip
+    out, i = [], 0
+    while i < len(trace):
+        size = 1 + fields[trace[i]]
+        out.append(trace[i : i + size])
+        i += size
+    return out

@@ -32,7 +32,7 @@ import msgspec
 from ..events import FORMAT_VERSION
 from .actions import CARD_CODES, CHANCE, EIGHT_RANK, NUM_CARDS
 from .errors import OpenSpielImportError
-from .lines import PASS_ID, PER_PLAYER, SUIT_BASE, Draw, as_dicts, encode_events
+from .lines import PASS_ID, PER_PLAYER, SUIT_BASE, Draw, as_dicts, draw_one, encode_events
 from .params import GameParams, parse_game_string
 from .port import (
     T_DEAL,
@@ -208,8 +208,8 @@ def compact_events(
     with_origins: bool = True,
 ) -> tuple[list[Any], list[int | None]]:
     """:func:`events_from_trace` with the events in the compact form of
-    :mod:`~maumau_log.openspiel.lines` (ints for ``play``/``suit``/``pass``,
-    :class:`~maumau_log.openspiel.lines.Draw` for ``draw``, dicts for the others), for
+    :mod:`~maumau_log.openspiel.lines` (ints for ``play``/``suit``/``pass`` and one-card
+    draws, :class:`~maumau_log.openspiel.lines.Draw` for other draws, dicts for the others), for
     :func:`~maumau_log.openspiel.lines.encode_events` (the import's lines) or
     :func:`~maumau_log.openspiel.lines.as_dicts`. Same arguments, returns and errors;
     with ``with_origins`` False the origins list comes back empty (the import's lines do
@@ -279,11 +279,30 @@ def compact_events(
             i += 3
         elif kind == T_DRAW:
             split = False
-            open_draw = Draw(trace[i + 1], 2 if trace[i + 2] else (1 if trace[i + 3] else 0))
-            events.append(open_draw)
-            if with_origins:
-                origins.append(action)
-            i += 4
+            reason = 2 if trace[i + 2] else (1 if trace[i + 3] else 0)
+            at = i + 4  # the entry after: the card drawn, when the history goes on
+            after = at + 3  # the entry after that card
+            if (
+                after <= size
+                and trace[at] == T_DRAWN
+                and (after == size or (trace[after] != T_DRAWN and trace[after] != T_RESHUFFLE))
+            ):
+                # a one-card draw (most draws): one int, no Draw (issue 12); its card is
+                # the T_DRAWN entry's, which is one more action
+                card = trace[at + 2]
+                events.append(draw_one(trace[i + 1], card, reason))
+                if with_origins:
+                    origins.append(action)
+                drawn.append(card)
+                open_draw = None
+                action += 1
+                i = after
+            else:
+                open_draw = Draw(trace[i + 1], reason)
+                events.append(open_draw)
+                if with_origins:
+                    origins.append(action)
+                i += 4
         elif kind == T_PASS:
             open_draw = None
             split = False
