@@ -394,3 +394,48 @@ def _trace_entries(trace: list[int]) -> list[list[int]]:
         out.append(trace[i : i + size])
         i += size
     return out
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    copies=st.lists(st.integers(0, 2), min_size=NUM_CARDS, max_size=NUM_CARDS),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_segment_fill(copies: list[int], seed: int) -> None:
+    """A stock segment's order (one pass over the drawn cards): the cards drawn, in order,
+    then the others in card id order."""
+    from maumau_log.openspiel.convert import _Segment
+
+    pool = [c for c in range(NUM_CARDS) for _ in range(copies[c])]
+    rng = random.Random(seed)
+    drawn = rng.sample(pool, rng.randrange(len(pool) + 1)) if pool else []
+    target: list[str] = []
+    seg = _Segment(list(copies), target)
+    seg.drawn.extend(drawn)
+    seg.fill()
+    rest = list(copies)
+    for c in drawn:
+        rest[c] -= 1
+    expected = [CARD_CODES[c] for c in drawn]
+    expected += [CARD_CODES[c] for c in range(NUM_CARDS) for _ in range(rest[c])]
+    assert target == expected
+
+
+def test_reshuffle_entries_match_the_deck() -> None:
+    """Every reshuffle entry of many games holds, after ``over`` and ``total``, the 52
+    counts the deck was set to (one copy of the list), ``total`` their sum, none below 0."""
+    seen = 0
+    for seed in range(40):
+        params = GameParams(2 + seed % 7, 1 + seed % 3, 1000, bool(seed % 2), True)
+        state = CrazyEightsState(params)
+        rng = random.Random(seed)
+        while not state.is_terminal():
+            before = len(state.trace)
+            state.apply(rng.choice(state.legal_actions()))
+            entries = _trace_entries(state.trace[before:])
+            for e in entries:
+                if e[0] == T_RESHUFFLE:
+                    assert e[3:] == state.deck or e[1] == 1
+                    assert e[2] == sum(e[3:]) and min(e[3:]) >= 0
+                    seen += 1
+    assert seen > 20

@@ -81,11 +81,11 @@ class _Segment:
     def fill(self) -> None:
         """Write the stock order: the cards drawn, then the others in card id order."""
         rest = self.cards
-        for c in self.drawn:
-            rest[c] = rest[c] - 1  # not ``-=``: compiled, typed int arithmetic (issue 12)
         codes = CARD_CODES
         target = self.target
-        target.extend([codes[c] for c in self.drawn])
+        for c in self.drawn:  # one pass (issue 12)
+            rest[c] = rest[c] - 1  # not ``-=``: compiled, typed int arithmetic
+            target.append(codes[c])
         target.extend(_in_id_order(rest))
 
 
@@ -335,8 +335,8 @@ def compact_events(
             # the stock after the deal: the pack less the hands and the starter
             pack = [state.decks] * NUM_CARDS
             for c in dealt:
-                pack[c] -= 1
-            pack[card] -= 1
+                pack[c] = pack[c] - 1  # not ``-=``: compiled, typed (issue 12)
+            pack[card] = pack[card] - 1
             deal: dict[str, Any] = {
                 "type": "deal",
                 "hands": {names[p]: list(hands[p]) for p in range(n)},
@@ -388,7 +388,9 @@ def compact_events(
         s.fill()
     if redealt:
         header["meta"]["openspiel_redealt"] = redealt
-    final = [_in_id_order(h) for h in state.hands]
+    # an empty hand (the winner's) without a pass over its 52 counts (issue 12)
+    sizes = state.hand_sizes
+    final = [_in_id_order(state.hands[p]) if sizes[p] else [] for p in range(n)]
     hands_at_end = {names[p]: final[p] for p in range(n)}
     if not state.is_terminal():
         events.append({"type": "abandon", "reason": "the OpenSpiel history ends here"})

@@ -345,11 +345,13 @@ class CrazyEightsState:
                 left -= 1
             deck[card] = left
             total += left
-            if left > 0:  # (never below 0 in a consistent state)
+            if left > 0:
                 shown += left
-                trace.append(left)
-            else:
-                trace.append(0)
+        if shown == total:  # no count below 0 (always, in a consistent state)
+            trace.extend(deck)  # one copy of the 52 counts (issue 12)
+        else:
+            for left in deck:
+                trace.append(left if left > 0 else 0)
         self.cards_left += total
         trace[at] = shown
 
