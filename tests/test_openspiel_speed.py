@@ -47,8 +47,8 @@ from maumau_log.openspiel.port import (
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs" / "openspiel"
 # the fields after the kind, per trace entry kind (T_RESHUFFLE: over, total, 52 copies)
-FIELDS = {T_DEALER: 1, T_DEAL: 2, T_STARTER_BACK: 1, T_STARTER: 1, T_PLAY: 3, T_SUIT: 3,
-          T_DRAW: 4, T_DRAWN: 2, T_PASS: 2, T_RESHUFFLE: 2 + NUM_CARDS}  # fmt: skip
+FIELDS = {T_DEALER: 1, T_DEAL: 2, T_STARTER_BACK: 1, T_STARTER: 1, T_PLAY: 2, T_SUIT: 2,
+          T_DRAW: 3, T_DRAWN: 2, T_PASS: 1, T_RESHUFFLE: 2 + NUM_CARDS}  # fmt: skip
 
 
 def _entries(trace: list[int]) -> list[list[int]]:
@@ -95,18 +95,35 @@ def test_cards_held_and_reshuffles(
 
 
 def test_trace_entries_in_order() -> None:
-    """A game's trace: the dealer first, the deal, the starter, then each action's entry with
-    its index in the history (plays, suits, draws, passes)."""
-    state = CrazyEightsState(GameParams(3, 2, 100, True, True))
-    rng = random.Random(5)
-    while not state.is_terminal():
-        state.apply(rng.choice(state.legal_actions()))
-    entries = _entries(state.trace)
-    assert entries[0] == [T_DEALER, state.dealer]
-    assert [e[0] for e in entries[1:16]] == [T_DEAL] * 15  # 5 cards each to 3 players
-    indexed = [e for e in entries if e[0] in (T_PLAY, T_SUIT, T_DRAW, T_PASS)]
-    assert [e[-1] for e in indexed] == sorted({e[-1] for e in indexed})
-    assert all(state.history[e[-1]] >= 0 for e in indexed)
+    """A game's trace: the dealer first, the deal, the starter, then one entry per action of
+    the history, in order (reshuffles besides): the k-th entry that is not a reshuffle is
+    the history's action k (session 9: the entries hold no index, it is their count)."""
+    for seed in range(20):
+        state = CrazyEightsState(GameParams(3, 2, 100, True, bool(seed % 2)))
+        rng = random.Random(seed)
+        while not state.is_terminal():
+            state.apply(rng.choice(state.legal_actions()))
+        entries = _entries(state.trace)
+        assert entries[0] == [T_DEALER, state.dealer]
+        assert [e[0] for e in entries[1:16]] == [T_DEAL] * 15  # 5 cards each to 3 players
+        actions = [e for e in entries if e[0] != T_RESHUFFLE]
+        assert len(actions) == len(state.history)
+        for k, e in enumerate(actions):
+            action = state.history[k]
+            if e[0] in (T_DEAL, T_DRAWN, T_STARTER):
+                assert action == e[-1]  # the card dealt, drawn or turned
+            elif e[0] == T_STARTER_BACK:
+                assert action == e[1] and action >> 2 == 6  # an 8 turned, back in the stock
+            elif e[0] == T_PLAY:
+                assert action == e[2]
+            elif e[0] == T_SUIT:
+                assert action == 54 + e[2]
+            elif e[0] == T_DRAW:
+                assert action == 52
+            elif e[0] == T_PASS:
+                assert action == 53
+            else:
+                assert e[0] == T_DEALER and k == 0 and action == 52 + e[1]
 
 
 def test_package_folders_without_importlib_resources() -> None:

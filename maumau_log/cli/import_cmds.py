@@ -122,9 +122,10 @@ def _import(
     """:func:`openspiel_cmd`'s work; returns its exit code (a usage error exits here)."""
     # the conversion's modules (msgspec, the events, the port) only when a command runs:
     # not for ``import openspiel --help`` (issue 12: start-up)
-    from ..openspiel import OpenSpielImportError, convert_source_lines, read_source
+    from ..openspiel import OpenSpielImportError, convert_source_lines_counted, read_source
 
     games: list[bytes] = []
+    n_events = 0  # the lines of the games: the conversion counts them (issue 12)
     rejected: list[OpenSpielImportError] = []
     for f in files:
         if not f.is_file():
@@ -135,7 +136,9 @@ def _import(
                     rejected.append(src)
                     continue
                 try:
-                    games.append(convert_source_lines(src, str(f), returns.value, partial))
+                    lines, count = convert_source_lines_counted(src, str(f), returns.value, partial)
+                    games.append(lines)
+                    n_events += count
                 except OpenSpielImportError as bad:
                     rejected.append(bad)
                 except UnicodeEncodeError:
@@ -156,7 +159,6 @@ def _import(
             fh.write(blob)
     except OSError as exc:
         fail(f"{out_file}: cannot write: {exc.strerror}")
-    n_events = sum(g.count(b"\n") for g in games)
     err.print(
         f"imported {len(games):,} game(s), {n_events:,} events, to {out_file}"
         + (f"; {len(rejected)} rejected" if rejected else ""),

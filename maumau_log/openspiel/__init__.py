@@ -57,12 +57,14 @@ from .convert import (
     compact_events,
     convert_source,
     convert_source_lines,
+    convert_source_lines_counted,
     dumps_event,
     encode_event,
     encode_game,
     events_from_trace,
     history_to_events,
     history_to_lines,
+    history_to_lines_counted,
 )
 from .errors import IllegalAction, OpenSpielImportError
 from .params import GameParams, parse_game_string
@@ -132,6 +134,7 @@ __all__ = [
     "compact_events",
     "convert_source",
     "convert_source_lines",
+    "convert_source_lines_counted",
     "documented_penalty",
     "dumps_event",
     "encode_event",
@@ -140,6 +143,7 @@ __all__ = [
     "events_from_trace",
     "history_to_events",
     "history_to_lines",
+    "history_to_lines_counted",
     "parse_game_string",
     "pyspiel_random_game",
     "read_source",

@@ -32,7 +32,7 @@ import msgspec
 from ..events import FORMAT_VERSION
 from .actions import CARD_CODES, CHANCE, EIGHT_RANK, NUM_CARDS
 from .errors import OpenSpielImportError
-from .lines import PASS_ID, PER_PLAYER, SUIT_BASE, Draw, as_dicts, encode_events
+from .lines import PASS_ID, PER_PLAYER, SUIT_BASE, Draw, as_dicts, draw_one, encode_events
 from .params import GameParams, parse_game_string
 from .port import (
     T_DEAL,
@@ -81,11 +81,11 @@ class _Segment:
     def fill(self) -> None:
         """Write the stock order: the cards drawn, then the others in card id order."""
         rest = self.cards
-        for c in self.drawn:
-            rest[c] -= 1
         codes = CARD_CODES
         target = self.target
-        target.extend([codes[c] for c in self.drawn])
+        for c in self.drawn:  # one pass (issue 12)
+            rest[c] = rest[c] - 1  # not ``-=``: compiled, typed int arithmetic
+            target.append(codes[c])
         target.extend(_in_id_order(rest))
 
 
@@ -133,8 +133,29 @@ def history_to_lines(
     bytes of :func:`encode_game` of those events, made without a dict per event (the
     import's way, issue 12). Same arguments and errors; also ``UnicodeEncodeError`` as
     :func:`encode_event`."""
+    return history_to_lines_counted(params, history, game_id, returns, partial, meta)[0]
+
+
+def history_to_lines_counted(
+    params: GameParams,
+    history: list[int],
+    game_id: str = "openspiel-1",
+    returns: str = "field",
+    partial: bool = False,
+    meta: dict[str, Any] | None = None,
+) -> tuple[bytes, int]:
+    """:func:`history_to_lines` and the number of its lines (events), which the import's
+    summary reports without counting the newlines of the written log again (issue 12).
+
+    Returns:
+        ``(lines, count)``: the bytes of :func:`history_to_lines` and
+        ``lines.count(b"\\n")``.
+    Raises:
+        As :func:`history_to_lines`.
+    """
     state = _replayed(params, history, returns, partial)
-    return encode_events(compact_events(state, game_id, returns, meta)[0])
+    events = compact_events(state, game_id, returns, meta, False)[0]
+    return encode_events(events), len(events)
 
 
 def _replayed(
@@ -180,13 +201,19 @@ def events_from_trace(
 
 
 def compact_events(
-    state: CrazyEightsState, game_id: str, returns: str, meta: dict[str, Any] | None
+    state: CrazyEightsState,
+    game_id: str,
+    returns: str,
+    meta: dict[str, Any] | None,
+    with_origins: bool = True,
 ) -> tuple[list[Any], list[int | None]]:
     """:func:`events_from_trace` with the events in the compact form of
-    :mod:`~maumau_log.openspiel.lines` (ints for ``play``/``suit``/``pass``,
-    :class:`~maumau_log.openspiel.lines.Draw` for ``draw``, dicts for the others), for
+    :mod:`~maumau_log.openspiel.lines` (ints for ``play``/``suit``/``pass`` and one-card
+    draws, :class:`~maumau_log.openspiel.lines.Draw` for other draws, dicts for the others), for
     :func:`~maumau_log.openspiel.lines.encode_events` (the import's lines) or
-    :func:`~maumau_log.openspiel.lines.as_dicts`. Same arguments, returns and errors."""
+    :func:`~maumau_log.openspiel.lines.as_dicts`. Same arguments, returns and errors;
+    with ``with_origins`` False the origins list comes back empty (the import's lines do
+    not use it: one append fewer per event, issue 12)."""
     n = state.n
     names = [f"p{i}" for i in range(n)]
     codes = CARD_CODES
@@ -215,7 +242,8 @@ def compact_events(
     if meta:
         header["meta"].update(meta)
     events.append(header)
-    origins.append(None)
+    if with_origins:
+        origins.append(None)
     # events.append, not a bound-method local: compiled, a direct C call (issue 12)
     per_player = PER_PLAYER
     pass_id, suit_base = PASS_ID, SUIT_BASE
@@ -223,22 +251,27 @@ def compact_events(
     trace = state.trace  # flat ints: see CrazyEightsState's doc
     i = 0
     size = len(trace)
+    action = -1  # the index in the history of the entry's action
     while i < size:
         kind = trace[i]
+        if kind != T_RESHUFFLE:  # one entry per action but for reshuffles
+            action += 1
         if kind == T_PLAY:
             open_draw = None
             split = False
             card = trace[i + 2]
             events.append(trace[i + 1] * per_player + card)
-            origins.append(trace[i + 3])
+            if with_origins:
+                origins.append(action)
             awaiting_suit = card >> 2 == EIGHT_RANK
-            i += 4
+            i += 3
         elif kind == T_DRAWN:
             assert open_draw is not None
             if split:  # the rest of a draw after a reshuffle: a new draw event
                 open_draw = open_draw.split()
                 events.append(open_draw)
-                origins.append(None)
+                if with_origins:
+                    origins.append(None)
                 split = False
             card = trace[i + 2]
             open_draw.cards.append(card)
@@ -246,25 +279,48 @@ def compact_events(
             i += 3
         elif kind == T_DRAW:
             split = False
-            open_draw = Draw(trace[i + 1], 2 if trace[i + 2] else (1 if trace[i + 3] else 0))
-            events.append(open_draw)
-            origins.append(trace[i + 4])
-            i += 5
+            reason = 2 if trace[i + 2] else (1 if trace[i + 3] else 0)
+            at = i + 4  # the entry after: the card drawn, when the history goes on
+            after = at + 3  # the entry after that card
+            if (
+                after <= size
+                and trace[at] == T_DRAWN
+                and (after == size or (trace[after] != T_DRAWN and trace[after] != T_RESHUFFLE))
+            ):
+                # a one-card draw (most draws): one int, no Draw (issue 12); its card is
+                # the T_DRAWN entry's, which is one more action
+                card = trace[at + 2]
+                events.append(draw_one(trace[i + 1], card, reason))
+                if with_origins:
+                    origins.append(action)
+                drawn.append(card)
+                open_draw = None
+                action += 1
+                i = after
+            else:
+                open_draw = Draw(trace[i + 1], reason)
+                events.append(open_draw)
+                if with_origins:
+                    origins.append(action)
+                i += 4
         elif kind == T_PASS:
             open_draw = None
             split = False
             events.append(trace[i + 1] * per_player + pass_id)
-            origins.append(trace[i + 2])
-            i += 3
+            if with_origins:
+                origins.append(action)
+            i += 2
         elif kind == T_SUIT:
             events.append(trace[i + 1] * per_player + suit_base + trace[i + 2])
-            origins.append(trace[i + 3])
+            if with_origins:
+                origins.append(action)
             awaiting_suit = False
             for ev in held:
                 events.append(ev)
-                origins.append(None)
+                if with_origins:
+                    origins.append(None)
             held = []
-            i += 4
+            i += 3
         elif kind == T_DEAL:
             card = trace[i + 2]
             hands[trace[i + 1]].append(codes[card])
@@ -279,8 +335,8 @@ def compact_events(
             # the stock after the deal: the pack less the hands and the starter
             pack = [state.decks] * NUM_CARDS
             for c in dealt:
-                pack[c] -= 1
-            pack[card] -= 1
+                pack[c] = pack[c] - 1  # not ``-=``: compiled, typed (issue 12)
+            pack[card] = pack[card] - 1
             deal: dict[str, Any] = {
                 "type": "deal",
                 "hands": {names[p]: list(hands[p]) for p in range(n)},
@@ -291,7 +347,8 @@ def compact_events(
             drawn = seg.drawn
             segments.append(seg)
             events.append(deal)
-            origins.append(None)
+            if with_origins:
+                origins.append(None)
             i += 2
         elif kind == T_RESHUFFLE:
             over, total = trace[i + 1], trace[i + 2]
@@ -308,12 +365,14 @@ def compact_events(
                 # event (made with its first card: none may follow)
                 split = True
                 events.append(ev)
-                origins.append(None)
+                if with_origins:
+                    origins.append(None)
             elif awaiting_suit:
                 held.append(ev)
             else:
                 events.append(ev)
-                origins.append(None)
+                if with_origins:
+                    origins.append(None)
         else:  # T_DEALER: nothing to write (the dealer is the header's)
             i += 2
     if starter is None:
@@ -323,17 +382,21 @@ def compact_events(
     last = events[-1]
     if type(last) is Draw and not last.cards:
         events.pop()
-        origins.pop()
+        if with_origins:
+            origins.pop()
     for s in segments:
         s.fill()
     if redealt:
         header["meta"]["openspiel_redealt"] = redealt
-    final = [_in_id_order(h) for h in state.hands]
+    # an empty hand (the winner's) without a pass over its 52 counts (issue 12)
+    sizes = state.hand_sizes
+    final = [_in_id_order(state.hands[p]) if sizes[p] else [] for p in range(n)]
     hands_at_end = {names[p]: final[p] for p in range(n)}
     if not state.is_terminal():
         events.append({"type": "abandon", "reason": "the OpenSpiel history ends here"})
         events.append({"type": "round_end", "winner": None, "hands": hands_at_end})
-        origins += [None, None]
+        if with_origins:
+            origins += [None, None]
         return events, origins
     winners = [names[p] for p in range(n) if not final[p]]
     end: dict[str, Any] = {
@@ -346,7 +409,8 @@ def compact_events(
         end["scores"] = rets
     end["openspiel_returns"] = rets
     events.append(end)
-    origins.append(None)
+    if with_origins:
+        origins.append(None)
     return events, origins
 
 
@@ -392,6 +456,24 @@ def convert_source_lines(
     also ``UnicodeEncodeError`` as :func:`encode_event`."""
     lines: bytes = _located(history_to_lines, src, file, returns, partial)
     return lines
+
+
+def convert_source_lines_counted(
+    src: SourceGame,
+    file: str,
+    returns: str = "field",
+    partial: bool = False,
+) -> tuple[bytes, int]:
+    """:func:`convert_source_lines` and the number of its lines (events): the import's
+    way, so that its summary needs no second pass over the log (issue 12).
+
+    Returns:
+        ``(lines, count)``, ``count == lines.count(b"\\n")``.
+    Raises:
+        As :func:`convert_source_lines`.
+    """
+    counted: tuple[bytes, int] = _located(history_to_lines_counted, src, file, returns, partial)
+    return counted
 
 
 @lru_cache(maxsize=64)

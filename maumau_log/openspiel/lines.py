@@ -5,7 +5,8 @@ lines (FORMAT.md events ``play``, ``suit``, ``pass``, ``draw``) and event dicts 
 compact form, so that the import writes them without building a dict per event and
 encoding it (the conversion's largest cost before, about 0.2 s of the 960-history
 benchmark's 0.5 s): a ``play``, ``suit`` or ``pass`` is one int (:func:`play`, :func:`suit`,
-:func:`passes`), a ``draw`` a :class:`Draw` whose cards are added as the trace tells them;
+:func:`passes`), a one-card ``draw`` (most draws) one int too (:func:`draw_one`, session 9),
+any other ``draw`` a :class:`Draw` whose cards are added as the trace tells them;
 every other event (the header, ``deal``, ``reshuffle``, ``abandon``, ``round_end``) stays a
 dict. :func:`encode_events` writes the JSON lines (the bytes msgspec writes for the dicts,
 which ``tests/test_openspiel.py`` checks line by line), :func:`as_dicts` gives the dicts.
@@ -31,6 +32,9 @@ PASS_ID: Final = NUM_CARDS + len(SUITS)
 
 REASONS: Final = ("no_play", "voluntary", "effect")
 """A draw's ``reason`` by :attr:`Draw.reason` (FORMAT.md ``draw.reason``)."""
+DRAW_ONE_BASE: Final = MAX_PLAYERS * PER_PLAYER
+"""Compact ids from here on are one-card draws: ``DRAW_ONE_BASE + (player * NUM_CARDS +
+card) * 3 + reason`` (:func:`draw_one`)."""
 
 
 def play(player: int, card: int) -> int:
@@ -46,6 +50,12 @@ def suit(player: int, suit_index: int) -> int:
 def passes(player: int) -> int:
     """The compact ``pass`` of ``player``."""
     return player * PER_PLAYER + PASS_ID
+
+
+def draw_one(player: int, card: int, reason: int) -> int:
+    """The compact ``draw`` of the one OpenSpiel card id ``card`` by ``player`` (``reason``
+    an index of :data:`REASONS`): most draws, made without a :class:`Draw` (issue 12)."""
+    return DRAW_ONE_BASE + (player * NUM_CARDS + card) * len(REASONS) + reason
 
 
 def _line(item: int) -> bytes:
@@ -65,6 +75,9 @@ _DRAW_HEAD: Final[tuple[bytes, ...]] = tuple(
     f'{{"type":"draw","player":"p{p}","cards":['.encode() for p in range(MAX_PLAYERS)
 )
 _DRAW_TAIL: Final[tuple[bytes, ...]] = tuple(f'],"reason":"{r}"}}'.encode() for r in REASONS)
+_DRAW_ONE: Final[list[bytes | None]] = [None] * (MAX_PLAYERS * NUM_CARDS * len(REASONS))
+"""The line of a one-card draw, by ``(player * NUM_CARDS + card) * 3 + reason``, made on
+first use (``_DRAW_HEAD + _QUOTED + _DRAW_TAIL``)."""
 
 
 class Draw:
@@ -101,10 +114,21 @@ def encode_events(events: list[Any]) -> bytes:
     if not events:
         return b""
     lines, quoted, heads, tails = _LINES, _QUOTED, _DRAW_HEAD, _DRAW_TAIL
+    ones = _DRAW_ONE
     out: list[bytes] = []
     for ev in events:  # out.append, not a bound-method local: compiled, a C call
         if isinstance(ev, int):
-            out.append(lines[ev])
+            if ev < DRAW_ONE_BASE:
+                out.append(lines[ev])
+                continue
+            key = ev - DRAW_ONE_BASE  # a one-card draw: its line made once (issue 12)
+            one = ones[key]
+            if one is None:
+                who, rest = divmod(key, NUM_CARDS * len(REASONS))
+                card, reason = divmod(rest, len(REASONS))
+                one = heads[who] + quoted[card] + tails[reason]
+                ones[key] = one
+            out.append(one)
         elif isinstance(ev, Draw):
             drawn = ev.cards
             cards = quoted[drawn[0]] if len(drawn) == 1 else b",".join([quoted[c] for c in drawn])
@@ -121,7 +145,16 @@ def as_dicts(events: list[Any]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for ev in events:
         kind = type(ev)
-        if kind is int:
+        if kind is int and ev >= DRAW_ONE_BASE:
+            who, rest = divmod(ev - DRAW_ONE_BASE, NUM_CARDS * len(REASONS))
+            card, reason = divmod(rest, len(REASONS))
+            out.append({
+                "type": "draw",
+                "player": f"p{who}",
+                "cards": [CARD_CODES[card]],
+                "reason": REASONS[reason],
+            })  # fmt: skip
+        elif kind is int:
             player, what = divmod(ev, PER_PLAYER)
             who = f"p{player}"
             if what < NUM_CARDS:
@@ -143,12 +176,14 @@ def as_dicts(events: list[Any]) -> list[dict[str, Any]]:
 
 
 __all__ = [
+    "DRAW_ONE_BASE",
     "PASS_ID",
     "PER_PLAYER",
     "REASONS",
     "SUIT_BASE",
     "Draw",
     "as_dicts",
+    "draw_one",
     "encode_events",
     "passes",
     "play",

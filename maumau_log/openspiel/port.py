@@ -81,11 +81,14 @@ class CrazyEightsState:
     :class:`IllegalAction`), where OpenSpiel itself checks nothing. ``trace`` records what
     happened, for :func:`~maumau_log.openspiel.convert.history_to_events`, as one flat list
     of ints, each entry its kind (``T_*``) and then its fields: ``T_DEALER p``,
-    ``T_DEAL p card``, ``T_STARTER_BACK card``, ``T_STARTER card``, ``T_PLAY p card i``,
-    ``T_SUIT p suit i``, ``T_DRAW p effect voluntary i`` (effect, voluntary: 0 or 1),
-    ``T_DRAWN p card``, ``T_PASS p i``, ``T_RESHUFFLE over total c0 ... c51`` (``i``: the
-    action's index in the history; a reshuffle's ``total`` cards, ``c0 ... c51`` the copies of
-    each card id that go back into the stock, ``over`` 1 when the game is over already).
+    ``T_DEAL p card``, ``T_STARTER_BACK card``, ``T_STARTER card``, ``T_PLAY p card``,
+    ``T_SUIT p suit``, ``T_DRAW p effect voluntary`` (effect, voluntary: 0 or 1),
+    ``T_DRAWN p card``, ``T_PASS p``, ``T_RESHUFFLE over total c0 ... c51`` (a reshuffle's
+    ``total`` cards, ``c0 ... c51`` the copies of each card id that go back into the stock,
+    ``over`` 1 when the game is over already). Every action of the history makes exactly one
+    entry that is not ``T_RESHUFFLE`` (a reshuffle happens inside an action), so an entry's
+    action index in the history is the number of such entries before it (issue 12: no index
+    stored per entry).
 
     Args:
         params: the game parameters.
@@ -108,6 +111,9 @@ class CrazyEightsState:
         # not in the C++: the copies of each card id in all hands together, kept with the
         # hands (the reshuffle's count of the cards held, without a pass over every hand)
         self.in_hands = [0] * NUM_CARDS
+        # not in the C++: the cards of each suit in each hand (``suit_held[p * 4 + suit]``),
+        # kept with the hands (:meth:`any_card_playable` reads one count, not 13 cards)
+        self.suit_held = [0] * (4 * n)
         self.returns = [0.0] * n
         self.phase = _DEAL
         self.current = -1
@@ -124,6 +130,7 @@ class CrazyEightsState:
         self.nominate = False
         self.direction = 1
         self.history: list[int] = []
+        self.applied = 0  # not in the C++: the actions applied (``len(history)``, see apply_all)
         self.trace: list[int] = []  # flat: see the class doc
         self.record_legal = False
         self.legal_log: dict[int, list[int]] = {}  # action index -> legal player actions
@@ -176,7 +183,7 @@ class CrazyEightsState:
                 return self.can_pass or not self.cards_left
             return False
         if phase == _DEAL:
-            if not self.history:  # the first chance action picks the dealer
+            if not self.applied:  # the first chance action picks the dealer
                 return DEALER_BASE <= action < DEALER_BASE + self.n
             return 0 <= action < NUM_CARDS and self.deck[action] > 0
         return False
@@ -185,7 +192,7 @@ class CrazyEightsState:
         """OpenSpiel's ``LegalActions()`` (chance outcomes at a chance node), sorted: every
         action :meth:`is_legal` allows (only the cards held, or left in the stock, can be)."""
         if self.phase == _DEAL:
-            if not self.history:
+            if not self.applied:
                 return [DEALER_BASE + p for p in range(self.n)]
             candidates: Any = range(NUM_CARDS)
         elif self.phase == _PLAY:
@@ -204,13 +211,14 @@ class CrazyEightsState:
         """Whether the player to act holds a card they may play now, outside a draw of 2s
         (the same answer as ``any(is_legal(c) for c in range(52))`` when ``twos_left`` is 0,
         in constant time: an 8, a card of the top card's rank, or of the suit to follow)."""
-        hand = self.hands[self.current]
+        current = self.current
+        if self.suit_held[current * 4 + self.last_suit]:  # a card of the suit to follow
+            return True
+        hand = self.hands[current]
         base = (self.last_card >> 2) * 4
         eights = EIGHT_RANK * 4
-        for k in range(4):  # an 8, or a card of the top card's rank (no slices: issue 12)
-            if hand[eights + k] or hand[base + k]:
-                return True
-        return any(hand[c] for c in range(self.last_suit, NUM_CARDS, 4))
+        # an 8, or a card of the top card's rank (no slices; compiled, a loop: issue 12)
+        return any(hand[eights + k] or hand[base + k] for k in range(4))
 
     def why_illegal(self, action: int) -> str:
         """Why ``action`` is not legal now, in plain words (for error messages).
@@ -229,7 +237,7 @@ class CrazyEightsState:
         if len(legal) > 8:
             shown += f", ... ({len(legal) - 8} more)"
         if chance:
-            if not self.history:
+            if not self.applied:
                 why = "the first chance action picks the dealer (52 + player)"
             elif not 0 <= action < NUM_CARDS:
                 why = "a chance action here deals a card (0-51)"
@@ -296,17 +304,27 @@ class CrazyEightsState:
         """
         # the methods called as methods, not through bound-method locals: compiled, that
         # is a direct C call instead of a Python call with its arguments boxed (issue 12)
+        # the actions applied join ``history`` in one copy at the end (no append per
+        # action); meanwhile ``applied`` is the history's length (issue 12)
         done, record = self.history, self.record_legal
-        for action in history:
-            if not self.is_legal(action):
-                raise IllegalAction(self.why_illegal(action), action_index=len(done))
-            if self.phase == _PLAY:
-                if record:
-                    self.legal_log[len(done)] = self.legal_actions()
-                self._apply_play(action)
-            else:
-                self._apply_deal(action)
-            done.append(action)
+        seq = history if isinstance(history, list) else list(history)
+        size = len(seq)
+        k = 0
+        try:
+            while k < size:
+                action = seq[k]
+                if not self.is_legal(action):
+                    raise IllegalAction(self.why_illegal(action), action_index=self.applied)
+                if self.phase == _PLAY:
+                    if record:
+                        self.legal_log[self.applied] = self.legal_actions()
+                    self._apply_play(action)
+                else:
+                    self._apply_deal(action)
+                self.applied += 1
+                k += 1
+        finally:
+            done.extend(seq if k == size else seq[:k])
 
     def _next(self) -> int:
         return (self.current + self.direction + self.n) % self.n
@@ -327,49 +345,58 @@ class CrazyEightsState:
                 left -= 1
             deck[card] = left
             total += left
-            if left > 0:  # (never below 0 in a consistent state)
+            if left > 0:
                 shown += left
-                trace.append(left)
-            else:
-                trace.append(0)
+        if shown == total:  # no count below 0 (always, in a consistent state)
+            trace.extend(deck)  # one copy of the 52 counts (issue 12)
+        else:
+            for left in deck:
+                trace.append(left if left > 0 else 0)
         self.cards_left += total
         trace[at] = shown
 
     def _apply_deal(self, action: int) -> None:
-        if not self.history:
+        if not self.applied:
             self.dealer = action - DEALER_BASE
             self.current = (self.dealer + 1) % self.n
             self.trace.append(T_DEALER)
             self.trace.append(self.dealer)
             return
-        dealt = len(self.history)  # history_.size() before this action
+        dealt = self.applied  # history_.size() before this action
         current = self.current
         dealing = self.n * self.initial
+        trace = self.trace
         if self.redraw:
             pass  # the starter: traced below, once it is known to stay
         elif dealt <= dealing:
-            self.trace.append(T_DEAL)
-            self.trace.append(current)
-            self.trace.append(action)
+            trace.append(T_DEAL)
+            trace.append(current)
+            trace.append(action)
         else:
-            self.trace.append(T_DRAWN)
-            self.trace.append(current)
-            self.trace.append(action)
+            trace.append(T_DRAWN)
+            trace.append(current)
+            trace.append(action)
+        # list items as ``x[i] = x[i] - 1``, not ``x[i] -= 1``: compiled, typed int
+        # arithmetic instead of a generic in-place number call (issue 12)
+        deck, hand, sizes, held = self.deck, self.hands[current], self.hand_sizes, self.in_hands
+        suits, suit = self.suit_held, current * 4 + (action & 3)
         self.cards_left -= 1
-        self.deck[action] -= 1
-        self.hands[current][action] += 1
-        self.hand_sizes[current] += 1
-        self.in_hands[action] += 1
+        deck[action] = deck[action] - 1
+        hand[action] = hand[action] + 1
+        sizes[current] = sizes[current] + 1
+        held[action] = held[action] + 1
+        suits[suit] = suits[suit] + 1
         if not self.cards_left and self.reshuffle:
             self._do_reshuffle()
         if self.redraw:
-            self.hands[current][action] -= 1
-            self.hand_sizes[current] -= 1
-            self.in_hands[action] -= 1
+            hand[action] = hand[action] - 1
+            sizes[current] = sizes[current] - 1
+            held[action] = held[action] - 1
+            suits[suit] = suits[suit] - 1
             rank = action >> 2
             if rank != EIGHT_RANK:
-                self.trace.append(T_STARTER)
-                self.trace.append(action)
+                trace.append(T_STARTER)
+                trace.append(action)
                 self.phase = _PLAY
                 self.redraw = False
                 self.last_card = action
@@ -388,9 +415,9 @@ class CrazyEightsState:
                         return
                 self.current = (current + 1) % self.n
                 return
-            self.trace.append(T_STARTER_BACK)
-            self.trace.append(action)
-            self.deck[action] += 1
+            trace.append(T_STARTER_BACK)
+            trace.append(action)
+            deck[action] = deck[action] + 1
             self.cards_left += 1
             return
         if dealt < dealing:
@@ -421,11 +448,10 @@ class CrazyEightsState:
 
     def _apply_play(self, action: int) -> None:
         player = self.current
-        index = len(self.history)
+        trace = self.trace
         if action == PASS:
-            self.trace.append(T_PASS)
-            self.trace.append(player)
-            self.trace.append(index)
+            trace.append(T_PASS)
+            trace.append(player)
             self.passes = self.passes + 1 if not self.cards_left else 0
             if self.passes == self.n + 1:
                 self.phase = _OVER
@@ -441,35 +467,41 @@ class CrazyEightsState:
         if action == DRAW:
             effect = self.twos_left > 0
             voluntary = not effect and self.any_card_playable()
-            self.trace.append(T_DRAW)
-            self.trace.append(player)
-            self.trace.append(1 if effect else 0)
-            self.trace.append(1 if voluntary else 0)
-            self.trace.append(index)
+            trace.append(T_DRAW)
+            trace.append(player)
+            trace.append(1 if effect else 0)
+            trace.append(1 if voluntary else 0)
             self.phase = _DEAL
             if effect:
                 self.start_twos = True
             return
         if self.nominate:
-            self.trace.append(T_SUIT)
-            self.trace.append(player)
-            self.trace.append(action - NOMINATE_BASE)
-            self.trace.append(index)
+            trace.append(T_SUIT)
+            trace.append(player)
+            trace.append(action - NOMINATE_BASE)
             self.last_suit = action - NOMINATE_BASE
             self.current = self._next()
             self.nominate = False
             return
-        self.trace.append(T_PLAY)
-        self.trace.append(player)
-        self.trace.append(action)
-        self.trace.append(index)
+        trace.append(T_PLAY)
+        trace.append(player)
+        trace.append(action)
         self.plays += 1
         self.can_pass = False
         self.draws_before_play = 0
-        self.hands[player][action] -= 1
-        self.hand_sizes[player] -= 1
-        self.in_hands[action] -= 1
-        if not self.hand_sizes[player] or self.plays >= self.max_turns:
+        hand, sizes, held, suits = (
+            self.hands[player],
+            self.hand_sizes,
+            self.in_hands,
+            self.suit_held,
+        )
+        hand[action] = hand[action] - 1
+        left = sizes[player] - 1
+        sizes[player] = left
+        held[action] = held[action] - 1
+        suit = player * 4 + (action & 3)
+        suits[suit] = suits[suit] - 1
+        if not left or self.plays >= self.max_turns:
             self.phase = _OVER
             self._score_up()
         self.last_card = action
@@ -500,17 +532,21 @@ class CrazyEightsState:
         for number cards, where its documentation says face value (3C, id 4, costs 6;
         10H, id 34, costs 36). :func:`documented_penalty` is the documented rule."""
         for p in range(self.n):
+            hand = self.hands[p]
+            charge = 0  # exact in an int, subtracted once (the same float: all are integers)
             for card in range(NUM_CARDS):
-                k = self.hands[p][card]
+                k = hand[card]
                 if not k:
                     continue
                 rank = card // 4
                 if rank == EIGHT_RANK:
-                    self.returns[p] -= 50 * k
+                    charge += 50 * k
                 elif rank >= 9:
-                    self.returns[p] -= 10 * k
+                    charge += 10 * k
                 else:
-                    self.returns[p] -= (card + 2) * k
+                    charge += (card + 2) * k
+            if charge:
+                self.returns[p] -= charge
 
 
 def documented_penalty(hand: list[int] | Counter[int]) -> int:

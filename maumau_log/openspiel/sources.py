@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
@@ -74,12 +75,54 @@ _INT_ONLY = {int}
 _decode = msgspec.json.Decoder().decode
 
 
+class _UsualLine(msgspec.Struct):
+    """The usual JSON line: ``game`` a string, ``history`` a list of integers (any other
+    keys ignored; ``game_id`` and ``id`` as given, absent = ``UNSET``)."""
+
+    game: str
+    history: list[int]
+    game_id: Any = msgspec.UNSET
+    id: Any = msgspec.UNSET
+
+
+_decode_usual = msgspec.json.Decoder(_UsualLine).decode
+"""Decodes a usual line, typed, in one pass (issue 12: the generic decode and the test of
+every entry's type were a fifth of the reading); every other line raises and is read by
+the general path, which decides and words the refusals as before."""
+
+
+def _usual(i: int, number: int, raw: str) -> SourceGame | None:
+    """The game of line ``i`` when it is a usual line (see :class:`_UsualLine`), exactly as
+    the general path of :func:`_read_json_lines` reads it; None for any other line.
+
+    msgspec's typed decode takes what the general path takes: a JSON object whose last
+    ``game`` is a string and whose last ``history`` is a list of exact ints (a bool, a float
+    such as ``1.0`` or ``1e3`` is refused, an int of any size taken); what it refuses goes
+    to the general path.
+    """
+    try:
+        line = _decode_usual(raw)
+    except (msgspec.DecodeError, RecursionError):  # ValidationError is a DecodeError
+        return None
+    hist = line.history
+    # ``obj.get("game_id", obj.get("id"))`` of the general path
+    gid = line.game_id if line.game_id is not msgspec.UNSET else line.id
+    if gid is msgspec.UNSET:
+        gid = None
+    return SourceGame(number, i, line.game, hist, [i] * len(hist),
+                      str(gid) if gid is not None else None)  # fmt: skip
+
+
 def _read_json_lines(name: str, lines: list[str]) -> Iterator[SourceGame | OpenSpielImportError]:
     number = 0
     for i, raw in enumerate(lines, 1):
         if not raw.strip():
             continue
         number += 1
+        usual = _usual(i, number, raw)
+        if usual is not None:
+            yield usual
+            continue
         try:
             obj = _decode(raw)  # msgspec: about 3x json's speed (issue 12)
         except msgspec.DecodeError:
