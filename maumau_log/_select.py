@@ -39,8 +39,8 @@ EXTRA = tuple(
     )
 )  # fmt: skip
 """Compiled modules outside the engine package: the OpenSpiel port and the conversion of its
-trace into log lines, the fair shuffle, the round scores and match totals, and the replay
-driver (``hatch_build.EXTRA`` lists the same)."""
+trace into log lines, the fair shuffle, the round scores and match totals, the replay
+driver and its per-game checks and report (``hatch_build.EXTRA`` lists the same)."""
 INLINED = ("cards.py", "openspiel/actions.py")
 """Interpreted modules (under ``maumau_log/``) whose ``Final`` constants the compiled modules
 copy at build time (mypyc inlines a ``Final`` literal of an imported module): an extension

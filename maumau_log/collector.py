@@ -333,7 +333,7 @@ class RecordCollector:
         if mid is not None:
             self.touched.add(mid)
         if e is not None and info is not None:
-            turns = dict(e.turns)
+            turns = e.turns  # (a new dict, by player)
             skipped = dict(e.skipped)
             r = buf.results
             winner = report.winner

@@ -34,6 +34,7 @@ class GameReport:
             any method that reads it).
         violation: the first violation, or None for a valid game.
         engine: the engine after the last replayed event (None without a valid header).
+        extra: what visitors attach to the report (empty unless one does).
         violation_raw: the violating line as logged (bytes without the newline; None when
             there is no violation or no line, e.g. a file that ended early).
         lines: the accepted lines as read (bytes without the newline, header excluded),
@@ -71,7 +72,9 @@ class GameReport:
     ) -> None:
         # the dataclass's own __init__, written out: compiled, it is a C function where
         # the generated one is interpreted, once per game (issue 12, session 9);
-        # ``extra`` and ``lines`` default to new empty containers, as the fields say
+        # ``extra`` and ``lines`` default to new empty containers, as the fields say. A
+        # field added above must be added here too (tests/test_engine_speed_s9.py pins the
+        # fields and their positional order)
         self.file = file
         self.line = line
         self.game_id = game_id

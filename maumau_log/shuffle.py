@@ -49,14 +49,15 @@ _Hash = Any  # a hashlib object (no public type for it)
 _COUNTERS: Final = [k.to_bytes(8, "big") for k in range(64)]
 # the unpackers of step 2 for 0 .. 63 blocks of four words
 _UNPACK: Final = [struct.Struct(f">{4 * b}Q") for b in range(64)]
-_RUN: Final = b"\xff" * 6
-"""How every word from ``2**64 - 1024`` up begins (six 0xFF bytes)."""
+_RUN: Final = _SAFE.to_bytes(8, "big")[:6]
+"""How every word from :data:`_SAFE` (``2**64 - 1024``) up begins: six 0xFF bytes
+(:func:`_permute`'s test)."""
 
 
 _LAST: Final[list[tuple[bytes, _Hash]]] = []
 """The last seed :func:`commitment` hashed, with its SHA-256 object (one entry, replaced
 whole): the replay checks a game's commitment, then shuffles with the same seed, whose
-blocks start from that state (:func:`_words`; issue 12, session 8: one SHA-256 object
+blocks start from that state (:func:`_stream`; issue 12, session 8: one SHA-256 object
 fewer per game). Only the speed depends on it."""
 
 
@@ -168,7 +169,10 @@ def _unpack(data: bytes, blocks: int) -> tuple[int, ...]:
 
 
 def _words(base: bytes, first: int, blocks: int) -> tuple[int, ...]:
-    """The 64-bit words of SHA-256 blocks ``first`` to ``first + blocks - 1`` (step 2)."""
+    """The 64-bit words of SHA-256 blocks ``first`` to ``first + blocks - 1`` (step 2).
+
+    Not used by the shuffle itself (:func:`shuffled` reads :func:`_stream` and
+    :func:`_unpack`): the tests compare it with SHA-256(S || u64be(k)) computed directly."""
     if blocks <= 0:
         return ()
     return _unpack(_stream(base, first, blocks), blocks)

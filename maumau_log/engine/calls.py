@@ -193,7 +193,8 @@ def _reopen(s: State, player: str) -> None:
     winning card began happen after all."""
     if s.phantom is not None:
         turn_of, skipped = s.phantom
-        s.turn_count[s.seat[turn_of]] += 1
+        seat = s.seat[turn_of]
+        s.turn_count[seat] = s.turn_count[seat] + 1  # (typed; compiled, `+=` is generic)
         for p in skipped:
             s.skipped[p] += 1
         s.phantom = None

@@ -256,7 +256,8 @@ def lay_down(
         s.pending_skip = 0
         s.skip_rank = None
         if jump:
-            s.turn_count[s.seat[player]] += 1
+            jumper = s.seat[player]
+            s.turn_count[jumper] = s.turn_count[jumper] + 1  # (typed; compiled, `+=` is generic)
     _clear_for_play(s, last)
     if s.calls_last and len(hand) == 1:
         s.window = (player, "last")
@@ -415,7 +416,7 @@ def go_out(s: State, player: str) -> None:
     # right after going out lets the round go on (then the penalty gives them back)
     current = s.players[s.current]
     s.phantom = (current, set(s.just_skipped))
-    s.turn_count[s.current] -= 1
+    s.turn_count[s.current] = s.turn_count[s.current] - 1
     for p in s.just_skipped:
         s.skipped[p] -= 1
     s.prev_owed.clear()  # the end of the round voids draws owed (ruling 8)

@@ -236,8 +236,8 @@ class State:
         self.last_player = None
         self.last_turn_actor = None
         self.prev_turn_actor = None
-        # (a comprehension: compiled, ``dict.fromkeys`` is a generic method call)
         self.turn_count = [0] * self.n
+        # (a comprehension: compiled, ``dict.fromkeys`` is a generic method call)
         self.skipped = {p: 0 for p in self.players}
         self.call_faults = empty_counter()
 
@@ -354,7 +354,8 @@ def begin_turn(s: State, seat: int) -> None:
         s.cover_drawn = empty_counter()
     s.turn_over_after_draw = False
     s.serving = False
-    s.turn_count[seat] += 1  # (by seat: a list item, no look-up by name)
+    # by seat: a list item, no look-up by name; typed (`+=` on an item is generic compiled)
+    s.turn_count[seat] = s.turn_count[seat] + 1
 
 
 def begin_turn_same(s: State, seat: int) -> None:

@@ -23,7 +23,7 @@ def resolve_skip(s: State, player: str, answer: Card | None = None) -> None:
     if player != s.players[s.current] or (
         comes_back and (answer is None or not answers_skip(s, answer))
     ):
-        s.turn_count[s.current] -= 1
+        s.turn_count[s.current] = s.turn_count[s.current] - 1
         for k in range(s.pending_skip):
             s.skipped[s.players[next_seat(s, s.current, k)]] += 1
         steps = s.pending_skip

@@ -130,9 +130,9 @@ def history_to_lines(
     meta: dict[str, Any] | None = None,
 ) -> bytes:
     """:func:`history_to_events` as the log's JSON lines, each ending in a newline: the
-    bytes of :func:`encode_game` of those events, made without a dict per event (the
-    import's way, issue 12). Same arguments and errors; also ``UnicodeEncodeError`` as
-    :func:`encode_event`."""
+    bytes of :func:`encode_game` of those events, made without a dict per event (issue 12;
+    the import calls :func:`history_to_lines_counted`, which also gives the count). Same
+    arguments and errors; also ``UnicodeEncodeError`` as :func:`encode_event`."""
     return history_to_lines_counted(params, history, game_id, returns, partial, meta)[0]
 
 
@@ -154,7 +154,7 @@ def history_to_lines_counted(
         As :func:`history_to_lines`.
     """
     state = _replayed(params, history, returns, partial)
-    events = compact_events(state, game_id, returns, meta, False)[0]
+    events = compact_events(state, game_id, returns, meta, with_origins=False)[0]
     return encode_events(events), len(events)
 
 
@@ -452,10 +452,10 @@ def convert_source_lines(
     partial: bool = False,
 ) -> bytes:
     """:func:`convert_source` as the log's JSON lines (:func:`history_to_lines`: the bytes
-    of ``encode_game(convert_source(...))``), for the import. Same arguments and errors;
-    also ``UnicodeEncodeError`` as :func:`encode_event`."""
-    lines: bytes = _located(history_to_lines, src, file, returns, partial)
-    return lines
+    of ``encode_game(convert_source(...))``; the import calls
+    :func:`convert_source_lines_counted`). Same arguments and errors; also
+    ``UnicodeEncodeError`` as :func:`encode_event`."""
+    return convert_source_lines_counted(src, file, returns, partial)[0]
 
 
 def convert_source_lines_counted(

@@ -54,7 +54,11 @@ def passes(player: int) -> int:
 
 def draw_one(player: int, card: int, reason: int) -> int:
     """The compact ``draw`` of the one OpenSpiel card id ``card`` by ``player`` (``reason``
-    an index of :data:`REASONS`): most draws, made without a :class:`Draw` (issue 12)."""
+    an index of :data:`REASONS`): most draws, made without a :class:`Draw` (issue 12).
+
+    Returns:
+        An int from :data:`DRAW_ONE_BASE` up, above every play, suit and pass id.
+    """
     return DRAW_ONE_BASE + (player * NUM_CARDS + card) * len(REASONS) + reason
 
 

@@ -210,7 +210,9 @@ class CrazyEightsState:
     def any_card_playable(self) -> bool:
         """Whether the player to act holds a card they may play now, outside a draw of 2s
         (the same answer as ``any(is_legal(c) for c in range(52))`` when ``twos_left`` is 0,
-        in constant time: an 8, a card of the top card's rank, or of the suit to follow)."""
+        in constant time: an 8, a card of the top card's rank, or of the suit to follow;
+        the last from :attr:`suit_held`, the cards of each suit in each hand, kept with
+        the hands)."""
         current = self.current
         if self.suit_held[current * 4 + self.last_suit]:  # a card of the suit to follow
             return True
