@@ -35,9 +35,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -143,22 +143,25 @@ def has_jobs(env: dict[str, str]) -> bool:
 
 def run_cli(path: Path, env: dict[str, str]) -> dict[str, float]:
     """``maumau-log validate --jobs 1 FILE`` (without ``--jobs`` where the checkout has no
-    such option) as a whole process: its CPU seconds (from the children's rusage), wall
-    seconds and peak RSS; exit 0 or 1 (violations) are both a finished run."""
+    such option) as a whole process: its CPU seconds, wall seconds and peak RSS, from its
+    own rusage (``os.wait4``: the children's rusage would give the largest child so far,
+    which until session 9 reported the baseline's peak on this row); exit 0 or 1
+    (violations) are both a finished run."""
     jobs = ["--jobs", "1"] if has_jobs(env) else []
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t = time.perf_counter()
-    res = subprocess.run(
-        [sys.executable, "-m", "maumau_log", "validate", *jobs, str(path)],
-        capture_output=True, text=True, env=env, cwd=OUT,
-    )  # fmt: skip
-    wall = time.perf_counter() - t
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if res.returncode not in (0, 1):
-        sys.exit(f"validate failed ({res.returncode}): {res.stderr[-800:]}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    # ru_maxrss of the children is the largest child so far: an upper bound for this one
-    return {"cpu": cpu, "wall": wall, "rss_mib": after.ru_maxrss / 1024}
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        t = time.perf_counter()
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "maumau_log", "validate", *jobs, str(path)],
+            stdout=out, stderr=err, env=env, cwd=OUT,
+        )  # fmt: skip
+        _, status, ru = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode not in (0, 1):
+            err.seek(0)
+            sys.exit(f"validate failed ({proc.returncode}): {err.read()[-800:].decode()}")
+    cpu = ru.ru_utime + ru.ru_stime
+    return {"cpu": cpu, "wall": wall, "rss_mib": ru.ru_maxrss / 1024}
 
 
 def best(code: str, path: Path, env: dict[str, str], repeat: int) -> dict[str, float]:
@@ -214,7 +217,7 @@ def main() -> None:
     else:
         print("(no compiled build here: python hatch_build.py builds it)")
     # peak memory at a quarter of the games, same builds
-    with_small = []
+    with_small: list[tuple[str, dict[str, float], dict[str, float] | None]] = []
     for name, doc, _ in rows[1:]:
         env = pure_env if "compiled" not in name else compiled_env
         if "before" in name and args.baseline is not None:
