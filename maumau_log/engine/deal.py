@@ -146,11 +146,7 @@ def on_deal(s: State, ev: Deal) -> None:
             )
     if ev.stock is not None:
         # nothing is over the pack here: something is missing exactly when too few are seen
-        missing = (
-            sorted((pack - Counter(seen or _counts(dealt))).elements())
-            if len(dealt) < len(rules.pack)
-            else []
-        )
+        missing = _undealt(pack, seen, dealt) if len(dealt) < len(rules.pack) else []
         if missing:
             fail(
                 "duplicate_card",
@@ -161,14 +157,14 @@ def on_deal(s: State, ev: Deal) -> None:
         s.stock = stock[::-1]
         s.stock_ordered = True
     elif s.fair_seed is None or s.cut_taken:
-        s.stock = sorted((pack - Counter(seen or _counts(dealt))).elements())
+        s.stock = _undealt(pack, seen, dealt)
         s.stock_ordered = False
     if s.fair_seed is not None and not s.cut_taken:
         try:  # sets the stock in the seed's order
             check_fair_deal(s, ev, starter, sizes or {p: size for p in s.players})
         except RuleViolation:
             if ev.stock is None:  # the state at the violation: the stock as dealt, unordered
-                s.stock = sorted((pack - Counter(seen or _counts(dealt))).elements())
+                s.stock = _undealt(pack, seen, dealt)
                 s.stock_ordered = False
             raise
     if s.cards[starter].redeal:
@@ -181,6 +177,13 @@ def on_deal(s: State, ev: Deal) -> None:
     s.discard = [starter]
     s.phase = PLAY
     start(s, starter)
+
+
+def _undealt(pack: Counter[Card], seen: dict[Card, int] | None, dealt: list[Card]) -> list[Card]:
+    """The cards of ``pack`` (copies per card) that ``dealt`` does not hold, sorted by
+    code, with one entry per copy; ``seen`` is ``dealt``'s copies when already counted
+    (None: counted here). FORMAT.md Cards (card conservation)."""
+    return sorted((pack - Counter(seen or _counts(dealt))).elements())
 
 
 def _counts(cards: list[Card]) -> dict[Card, int]:
