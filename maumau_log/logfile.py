@@ -7,8 +7,8 @@ lines. It does not parse JSON: lines stay ``bytes`` for the replay's decoder.
 Logs come from buggy clients, so bad input is normal input here. Every failure is a
 :class:`LogReadError` that names the file and, where it can, the line: a missing or unreadable
 file, a binary file, a truncated or corrupt compressed stream. Lines read before a damaged
-spot are still delivered, and an overlong line is reported in place (:data:`OVERLONG`) without
-being held in memory.
+spot are still delivered, and an overlong line is reported in place (:class:`Overlong`)
+without being held in memory.
 
 Compression is picked by magic bytes, not by the name: :mod:`maumau_log.logopen` opens the
 files and decodes them (its names are re-exported here); this module finds the files and
@@ -42,12 +42,17 @@ __all__ = [
     "BUFFER_SIZE",
     "GZIP_MAGIC",
     "LOG_SUFFIXES",
+    "MAX_LINE_BYTES",
+    "MAX_LINE_ENV",
     "OVERLONG",
     "ZSTD_MAGIC",
     "LogReadError",
+    "Overlong",
     "expand_paths",
     "iter_line_runs",
     "iter_lines",
+    "limit_text",
+    "line_limit",
     "numbered",
     "open_log",
 ]
@@ -68,11 +73,73 @@ the hand-written notation (:mod:`maumau_log.notation`), converted as it is read.
 config), not a log. A file named explicitly is read whatever its name.
 """
 
-OVERLONG: bytes = b"\x00overlong"
-"""Yielded by :func:`iter_lines` in place of a line longer than ``max_line_bytes``.
+MAX_LINE_BYTES = 64 * 1024 * 1024
+"""The longest line read by default, in bytes (64 MiB, its line ending not counted)."""
 
-Compare with ``is``: a real line could in principle hold the same bytes.
-"""
+MAX_LINE_ENV = "MAUMAU_LOG_MAX_LINE_BYTES"
+"""An environment variable that sets another limit than :data:`MAX_LINE_BYTES` (a whole
+number of bytes, at least 1; see :func:`line_limit`)."""
+
+OVERLONG: bytes = b"\x00overlong"
+"""The bytes of every :class:`Overlong` line (a NUL first: they never decode as JSON)."""
+
+OVERLONG_HEAD = 1024
+"""How many leading bytes of an over-long line :class:`Overlong` keeps."""
+
+
+class Overlong(bytes):
+    """Yielded by :func:`iter_lines` in place of a line longer than ``max_line_bytes``.
+
+    Its bytes are :data:`OVERLONG` (so it never decodes as an event); tell it apart by its
+    type, ``type(line) is Overlong``, as a real line could hold the same bytes. ``head``
+    holds the line's first :data:`OVERLONG_HEAD` bytes, so that the replay can tell a line
+    that looks like a ``game`` header (it starts a new game) and guess its game id; the
+    rest of the line is never held in memory. ``limit`` is the limit it broke, in bytes.
+    """
+
+    head: bytes
+    limit: int
+
+
+def _overlong(head: bytes, limit: int) -> Overlong:
+    line = Overlong(OVERLONG)
+    line.head = head[:OVERLONG_HEAD]
+    line.limit = limit
+    return line
+
+
+def _head_of(pieces: list[bytes]) -> bytes:
+    """The first :data:`OVERLONG_HEAD` bytes of a line held in pieces (not joined whole)."""
+    head = b""
+    for piece in pieces:
+        head += piece[: OVERLONG_HEAD - len(head)]
+        if len(head) >= OVERLONG_HEAD:
+            break
+    return head
+
+
+def line_limit() -> int:
+    """The longest line the readers accept, in bytes: :data:`MAX_LINE_BYTES`, or the value
+    of the environment variable :data:`MAX_LINE_ENV` when it holds a whole number of at
+    least 1 (anything else there is ignored).
+
+    Read when a file or a shard is opened and when shards are planned: the planner (which
+    never cuts before an over-long line) and every reader of a run must use the same limit,
+    so the runners pass the parent's value to their workers
+    (:attr:`maumau_log.runners.ShardTask.max_line_bytes`).
+    """
+    text = os.environ.get(MAX_LINE_ENV, "").strip()
+    if text.isdigit() and len(text) < 20 and int(text) >= 1:
+        return int(text)
+    return MAX_LINE_BYTES
+
+
+def limit_text(limit: int) -> str:
+    """A line-length limit in words: ``"64 MiB"``, or ``"1,000 bytes"``."""
+    if limit % (1024 * 1024) == 0:
+        return f"{limit // (1024 * 1024):,} MiB"
+    return f"{limit:,} bytes"
+
 
 UTF8_BOM = b"\xef\xbb\xbf"
 
@@ -199,7 +266,7 @@ def _chunks(fh: io.BufferedReader, name: str) -> Iterator[bytes]:
 
 def iter_lines(
     path: str | os.PathLike[str],
-    max_line_bytes: int = 64 * 1024 * 1024,
+    max_line_bytes: int | None = None,
     *,
     start: int = 0,
     end: int | None = None,
@@ -213,16 +280,16 @@ def iter_lines(
     the ones an editor shows. A UTF-8 BOM at the start is dropped. Lines stay ``bytes``. A last
     line without a newline is yielded like the others.
 
-    A line longer than ``max_line_bytes`` (not counting its line ending) is yielded as the
-    :data:`OVERLONG` sentinel at its line number, and the rest of it is skipped without being
-    kept in memory; the following lines come as usual.
+    A line longer than ``max_line_bytes`` (not counting its line ending) is yielded as an
+    :class:`Overlong` line (its first bytes kept) at its line number, and the rest of it is
+    skipped without being kept in memory; the following lines come as usual.
 
     The file is opened on the first ``next()`` and closed when the iteration ends or the
     iterator is closed.
 
     Args:
         path: the log file (with ``data``: only the name the errors give).
-        max_line_bytes: the longest line accepted, in bytes.
+        max_line_bytes: the longest line accepted, in bytes (None: :func:`line_limit`).
         start, end: read only bytes ``start`` to ``end`` (exclusive; None: to the end) of
             a plain (uncompressed) file: a shard of a large log (:mod:`maumau_log.shard`).
             ``start`` must be the first byte of a line; a shard that does not start at 0
@@ -233,7 +300,7 @@ def iter_lines(
 
     Yields:
         ``(line_number, line)``: line numbers start at 1; ``line`` has no line ending and is
-        either non-blank content or :data:`OVERLONG`.
+        either non-blank content or an :class:`Overlong` line.
 
     Raises:
         LogReadError: the file cannot be opened (no line number); it is binary (a NUL byte in
@@ -250,7 +317,7 @@ def iter_lines(
 
 def iter_line_runs(
     path: str | os.PathLike[str],
-    max_line_bytes: int = 64 * 1024 * 1024,
+    max_line_bytes: int | None = None,
     *,
     start: int = 0,
     end: int | None = None,
@@ -267,10 +334,10 @@ def iter_line_runs(
     and the laziness are :func:`iter_lines`'s: a damaged stream raises after the run of
     every line before the damage.
     """
-    if max_line_bytes < 1:
+    limit = line_limit() if max_line_bytes is None else max_line_bytes
+    if limit < 1:
         raise ValueError(f"max_line_bytes must be at least 1, not {max_line_bytes}")
     name = os.fspath(path)
-    limit = max_line_bytes
     n = first_line - 1  # lines completed so far
     pend: list[bytes] = []  # start of the current line: no newline seen yet
     pend_len = 0
@@ -313,7 +380,7 @@ def iter_line_runs(
                             if line.endswith(b"\r"):
                                 line = line[:-1]
                             if len(line) > limit:
-                                line = OVERLONG
+                                line = _overlong(line, limit)
                             elif not line or line.isspace():
                                 if run:
                                     yield n - len(run), run
@@ -329,7 +396,7 @@ def iter_line_runs(
                     pend_len += len(tail)
                 # + 1: a "\r" at the end may yet turn out to be part of a "\r\n"
                 if pend_len > limit + 1:
-                    yield n + 1, [OVERLONG]
+                    yield n + 1, [_overlong(_head_of(pend), limit)]
                     skipping = True
                     pend = []
                     pend_len = 0
@@ -347,7 +414,7 @@ def iter_line_runs(
         if line.endswith(b"\r"):
             line = line[:-1]
         if len(line) > limit:
-            yield n + 1, [OVERLONG]
+            yield n + 1, [_overlong(line, limit)]
         elif line and not line.isspace():
             yield n + 1, [line]
 
