@@ -43,6 +43,7 @@ from .events import (
     decode_event,
     encode_event,
     event_player,
+    valid_text,
 )
 from .logfile import (
     LogReadError,
@@ -217,7 +218,8 @@ class Replayer:
 
         Args:
             name: the source's name for the reports (a ``str``: a path, or e.g.
-                ``"<memory>"``).
+                ``"<memory>"``); a lone surrogate in it (a file name that is not UTF-8)
+                becomes U+FFFD in the reports (:func:`~maumau_log.events.valid_text`).
             lines: the lines, each a ``tuple`` of an ``int`` and ``bytes``; a
                 :class:`LogReadError` raised while iterating ends the source as
                 :meth:`replay_file` describes.
@@ -227,6 +229,7 @@ class Replayer:
         Yields:
             A :class:`GameReport` per game.
         """
+        name = valid_text(name)
         g: GameState | None = None
         # the current game's hot fields in locals (issue 12: no attribute write per event);
         # written back to ``g`` (count, last_line) before any method that reads them, and
