@@ -11,9 +11,10 @@ spot are still delivered, and an overlong line is reported in place (:class:`Ove
 without being held in memory.
 
 Compression is picked by magic bytes, not by the name: :mod:`maumau_log.logopen` opens the
-files and decodes them (its names are re-exported here); this module finds the files and
-cuts the bytes into lines (:func:`iter_lines`, and :func:`iter_line_runs` with
-:func:`numbered` for the replay's fast path, issue 12).
+files and decodes them (its names are re-exported here); this module finds the files (and
+the logs a pyarrow filesystem URI names, for Ray) and cuts the bytes into lines
+(:func:`iter_lines`, and :func:`iter_line_runs` with :func:`numbered` for the replay's fast
+path, issue 12).
 """
 
 from __future__ import annotations
@@ -48,7 +49,10 @@ __all__ = [
     "ZSTD_MAGIC",
     "LogReadError",
     "Overlong",
+    "expand_inputs",
     "expand_paths",
+    "is_plain",
+    "is_uri",
     "iter_line_runs",
     "iter_lines",
     "limit_text",
@@ -214,6 +218,70 @@ def expand_paths(paths: Sequence[str | os.PathLike[str]]) -> list[Path]:
         for candidate in sorted(found):
             add(candidate)
     return result
+
+
+def is_uri(path: str | os.PathLike[str]) -> bool:
+    """A pyarrow filesystem URI (``s3://bucket/logs/``, ``file:///data/logs``), not a path."""
+    return "://" in str(path)
+
+
+def _expand_uri(uri: str) -> list[str]:
+    """The log files a URI names: itself, or a folder's logs (recursively, sorted)."""
+    import pyarrow.fs as pafs
+
+    scheme = uri.split("://", 1)[0] + "://"
+    try:
+        fs, root = pafs.FileSystem.from_uri(uri)
+        info = fs.get_file_info(root)
+        if info.type == pafs.FileType.NotFound:
+            raise LogReadError(uri, None, "no such file or directory")
+        if info.type != pafs.FileType.Directory:
+            return [uri]
+        found = fs.get_file_info(pafs.FileSelector(root, recursive=True))
+    except (OSError, ValueError) as exc:
+        raise LogReadError(uri, None, f"cannot list: {exc}") from exc
+    names = sorted(
+        f.path
+        for f in found
+        if f.type == pafs.FileType.File and f.base_name.lower().endswith(LOG_SUFFIXES)
+    )
+    return [scheme + ("/" + n.lstrip("/") if scheme == "file://" else n) for n in names]
+
+
+def expand_inputs(paths: Sequence[str | os.PathLike[str]]) -> list[str | Path]:
+    """:func:`~maumau_log.logfile.expand_paths`, plus pyarrow filesystem URIs (for Ray).
+
+    Args:
+        paths: files, folders and URIs, as typed.
+    Returns:
+        The log files in order (each once): local ones as paths, URIs as URIs.
+    Raises:
+        LogReadError: a path or URI that does not exist or cannot be listed.
+    """
+    if not any(is_uri(p) for p in paths):
+        return list(expand_paths(paths))
+    out: list[str | Path] = []
+    seen: set[str] = set()
+    for p in paths:
+        for f in _expand_uri(str(p)) if is_uri(p) else expand_paths([p]):
+            key = str(f) if is_uri(f) else os.path.realpath(f)
+            if key not in seen:
+                seen.add(key)
+                out.append(f)
+    return out
+
+
+def is_plain(path: Path) -> bool:
+    """A plain text log: not gzip or zstd, no NUL byte in its head (binary files are one
+    shard, reported by the replay)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(SNIFF_BYTES)
+    except OSError:
+        return False
+    if head.startswith(GZIP_MAGIC) or head[:4] == ZSTD_MAGIC or b"\x00" in head:
+        return False
+    return not (len(head) >= 4 and head[0] & 0xF0 == 0x50 and head[1:4] == b"\x2a\x4d\x18")
 
 
 def _plain_chunks(fh: io.BufferedReader) -> Iterator[bytes]:

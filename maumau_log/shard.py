@@ -15,8 +15,11 @@ rows of games already stored or seen).
 
 Cut points: a plain (uncompressed) file larger than twice the shard size is cut before
 ``game`` header lines (the line decodes as a ``game`` event), preferring headers that do
-not continue a match (no ``match_id``, or round 1), so shards rarely need the match replay.
-A compressed file is one shard (a compressed stream cannot be entered in the middle).
+not continue a match (no ``match_id``, or round 1), so shards rarely need the match replay,
+and never before a line longer than the readers' limit (whether such a line starts a game
+is the replay's decision from its first bytes, the same in every shard). The scan is
+linear in the file's size whatever its line lengths. A compressed file is one shard (a
+compressed stream cannot be entered in the middle).
 """
 
 from __future__ import annotations
@@ -34,16 +37,14 @@ import msgspec
 
 from .events import Game, decode_event, encode_event
 from .logfile import (
-    GZIP_MAGIC,
-    LOG_SUFFIXES,
-    SNIFF_BYTES,
-    ZSTD_MAGIC,
     LogReadError,
-    expand_paths,
+    is_plain,
+    is_uri,
     iter_line_runs,
     line_limit,
     numbered,
 )
+from .logfile import expand_inputs as expand_inputs  # re-exported (its home was here)
 from .matches import MatchState
 from .notation import file_lines as notation_lines
 from .notation import is_notation, located_lines
@@ -200,57 +201,6 @@ def orphan_key(report: GameReport) -> str:
     return f"?{where}:{report.line}"
 
 
-def is_uri(path: str | os.PathLike[str]) -> bool:
-    """A pyarrow filesystem URI (``s3://bucket/logs/``, ``file:///data/logs``), not a path."""
-    return "://" in str(path)
-
-
-def _expand_uri(uri: str) -> list[str]:
-    """The log files a URI names: itself, or a folder's logs (recursively, sorted)."""
-    import pyarrow.fs as pafs
-
-    scheme = uri.split("://", 1)[0] + "://"
-    try:
-        fs, root = pafs.FileSystem.from_uri(uri)
-        info = fs.get_file_info(root)
-        if info.type == pafs.FileType.NotFound:
-            raise LogReadError(uri, None, "no such file or directory")
-        if info.type != pafs.FileType.Directory:
-            return [uri]
-        found = fs.get_file_info(pafs.FileSelector(root, recursive=True))
-    except (OSError, ValueError) as exc:
-        raise LogReadError(uri, None, f"cannot list: {exc}") from exc
-    names = sorted(
-        f.path
-        for f in found
-        if f.type == pafs.FileType.File and f.base_name.lower().endswith(LOG_SUFFIXES)
-    )
-    return [scheme + ("/" + n.lstrip("/") if scheme == "file://" else n) for n in names]
-
-
-def expand_inputs(paths: Sequence[str | os.PathLike[str]]) -> list[str | Path]:
-    """:func:`~maumau_log.logfile.expand_paths`, plus pyarrow filesystem URIs (for Ray).
-
-    Args:
-        paths: files, folders and URIs, as typed.
-    Returns:
-        The log files in order (each once): local ones as paths, URIs as URIs.
-    Raises:
-        LogReadError: a path or URI that does not exist or cannot be listed.
-    """
-    if not any(is_uri(p) for p in paths):
-        return list(expand_paths(paths))
-    out: list[str | Path] = []
-    seen: set[str] = set()
-    for p in paths:
-        for f in _expand_uri(str(p)) if is_uri(p) else expand_paths([p]):
-            key = str(f) if is_uri(f) else os.path.realpath(f)
-            if key not in seen:
-                seen.add(key)
-                out.append(f)
-    return out
-
-
 def outcome(report: GameReport) -> GameOutcome:
     """The :class:`GameOutcome` of a replayed game's report."""
     gid = report.game_id
@@ -377,19 +327,6 @@ def run_shard(
 
 # ---------------------------------------------------------------------------------------
 # Planning
-
-
-def _is_plain(path: Path) -> bool:
-    """A plain text log: not gzip or zstd, no NUL byte in its head (binary files are one
-    shard, reported by the replay)."""
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(SNIFF_BYTES)
-    except OSError:
-        return False
-    if head.startswith(GZIP_MAGIC) or head[:4] == ZSTD_MAGIC or b"\x00" in head:
-        return False
-    return not (len(head) >= 4 and head[0] & 0xF0 == 0x50 and head[1:4] == b"\x2a\x4d\x18")
 
 
 def _header_at(line: bytes, limit: int | None = None) -> tuple[bool, bool] | None:
@@ -570,7 +507,7 @@ class ShardPlan(Sequence[Shard]):
             path, name = Path(f), str(f)
             target = fine if tail_from is not None and done + size > tail_from else shard_bytes
             done += size
-            whole = is_uri(name) or size <= 2 * target or not _is_plain(path)
+            whole = is_uri(name) or size <= 2 * target or not is_plain(path)
             self._todo.append((name, None if whole or is_notation(path) else target))
         self._todo.reverse()  # popped from the end, in input order
         self._shards: list[Shard] = []
