@@ -45,14 +45,7 @@ from .events import (
     event_player,
     valid_text,
 )
-from .logfile import (
-    LogReadError,
-    Overlong,
-    iter_line_runs,
-    iter_lines,
-    limit_text,
-    numbered,
-)
+from .logfile import LogReadError, Overlong, iter_line_runs, iter_lines, limit_text, numbered
 from .matches import MatchState, RoundContext
 from .notation import BadLine, is_notation
 from .notation import file_lines as notation_lines
@@ -587,6 +580,8 @@ def read_games(path: str | Path) -> Iterator[tuple[int, list[Event]]]:
             ev = decode_event(raw)
         except msgspec.DecodeError as exc:
             raise LogReadError(str(path), line_no, f"not a valid event: {exc}") from exc
+        except RecursionError:  # msgspec's depth limit
+            raise LogReadError(str(path), line_no, "not a valid event: nested too deeply") from None
         if isinstance(ev, Game):
             if current is not None:
                 yield start, current

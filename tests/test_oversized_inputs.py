@@ -16,12 +16,15 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import maumau_log.cli.data_cmds  # (registers the commands)
+import maumau_log.cli.bots_cmds  # (registers the commands)
+import maumau_log.cli.data_cmds
 import maumau_log.cli.dispute_cmds
 import maumau_log.cli.import_cmds
 import maumau_log.cli.replay_cmds  # noqa: F401
 from maumau_log.cli import app
+from maumau_log.events import encode_event
 from maumau_log.notation import NotationError, from_notation, parse_action
+from maumau_log.sim import simulate
 
 ROOT = Path(__file__).resolve().parent.parent
 DISPUTE = ROOT / "sample_logs" / "disputes" / "standard_seven_on_seven.mm"
@@ -187,3 +190,17 @@ def test_openspiel_action_ids_and_parameters_of_5000_digits_are_rejected(tmp_pat
         f"rejected: {ser}:6, game 1, action 0: [State] line 999999999999... (5000 digits) is "
         "not an action id"
     )
+
+
+def test_compare_and_review_locate_a_line_nested_too_deeply(tmp_path: Path) -> None:
+    # they read the whole log strictly (read_games): a line msgspec cannot read for its
+    # depth was exit 3 (RecursionError); now the file's located error, exit 2
+    [game] = [[encode_event(e) for e in g] for g in simulate("standard", 2, 1, 3)]
+    deep = b'{"type":"mau","player":"p1","call":"mau","x":' + DEEP.encode() + b"}"
+    log = tmp_path / "deep.jsonl"
+    log.write_bytes(b"".join(x + b"\n" for x in [*game[:2], deep, *game[2:]]))
+    want = f"error: {log}:3: not a valid event: nested too deeply"
+    r = runner.invoke(app, ["compare", str(log), str(log), "--seat", "p1"])
+    assert (r.exit_code, one_line(r.stderr)) == (2, want)
+    r = runner.invoke(app, ["review", str(log), "sim-standard-2p-3-000000"])
+    assert (r.exit_code, one_line(r.stderr)) == (2, want)
