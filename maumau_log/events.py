@@ -12,6 +12,7 @@ in the log file; the engine never needs them.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 import msgspec
@@ -191,6 +192,55 @@ def decode_event(line: bytes | str) -> Event:
 def encode_event(event: Event) -> bytes:
     """Encode an event as one compact JSON line (no newline), ``type`` first, defaults left out."""
     return _encoder.encode(event)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def valid_text(text: str) -> str:
+    """``text`` with every lone surrogate replaced by U+FFFD (the replacement character).
+
+    A lone surrogate is no character: UTF-8 (a log, a JSON document, a Parquet string, a
+    terminal) cannot hold it, and encoding it fails. It reaches a Python string from a JSON
+    ``"\\ud800"`` escape read by :mod:`json` (msgspec refuses it: such a line is
+    ``bad_json``) or from a file name whose bytes are not UTF-8 (decoded with
+    ``surrogateescape``). Text that holds none comes back as it is (the same object).
+
+    >>> valid_text("ana"), valid_text("bad\\ud800id")
+    ('ana', 'bad\ufffdid')
+    """
+    return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
+
+
+def has_lone_surrogate(value: Any) -> bool:
+    """Whether a decoded JSON value holds a lone surrogate in any string, keys included
+    (see :func:`valid_text`). Walked with a stack, not recursion: ``value`` may be nested
+    as deeply as :mod:`json` reads."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            if _SURROGATE.search(v):
+                return True
+        elif isinstance(v, dict):
+            stack.extend(v)
+            stack.extend(v.values())
+        elif isinstance(v, list | tuple):
+            stack.extend(v)
+    return False
+
+
+def valid_json(value: Any) -> Any:
+    """``value`` (JSON-ready: dicts, lists, tuples, strings, numbers) with
+    :func:`valid_text` applied to every string, keys included: what a JSON document
+    written as UTF-8 may hold. Containers without a lone surrogate are still copied."""
+    if isinstance(value, str):
+        return valid_text(value)
+    if isinstance(value, dict):
+        return {valid_json(k): valid_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [valid_json(v) for v in value]
+    return value
 
 
 def event_player(event: Event) -> str | None:

@@ -7,13 +7,14 @@ lines. It does not parse JSON: lines stay ``bytes`` for the replay's decoder.
 Logs come from buggy clients, so bad input is normal input here. Every failure is a
 :class:`LogReadError` that names the file and, where it can, the line: a missing or unreadable
 file, a binary file, a truncated or corrupt compressed stream. Lines read before a damaged
-spot are still delivered, and an overlong line is reported in place (:data:`OVERLONG`) without
-being held in memory.
+spot are still delivered, and an overlong line is reported in place (:class:`Overlong`)
+without being held in memory.
 
 Compression is picked by magic bytes, not by the name: :mod:`maumau_log.logopen` opens the
-files and decodes them (its names are re-exported here); this module finds the files and
-cuts the bytes into lines (:func:`iter_lines`, and :func:`iter_line_runs` with
-:func:`numbered` for the replay's fast path, issue 12).
+files and decodes them (its names are re-exported here); this module finds the files (and
+the logs a pyarrow filesystem URI names, for Ray) and cuts the bytes into lines
+(:func:`iter_lines`, and :func:`iter_line_runs` with :func:`numbered` for the replay's fast
+path, issue 12).
 """
 
 from __future__ import annotations
@@ -42,12 +43,20 @@ __all__ = [
     "BUFFER_SIZE",
     "GZIP_MAGIC",
     "LOG_SUFFIXES",
+    "MAX_LINE_BYTES",
+    "MAX_LINE_ENV",
     "OVERLONG",
     "ZSTD_MAGIC",
     "LogReadError",
+    "Overlong",
+    "expand_inputs",
     "expand_paths",
+    "is_plain",
+    "is_uri",
     "iter_line_runs",
     "iter_lines",
+    "limit_text",
+    "line_limit",
     "numbered",
     "open_log",
 ]
@@ -68,11 +77,73 @@ the hand-written notation (:mod:`maumau_log.notation`), converted as it is read.
 config), not a log. A file named explicitly is read whatever its name.
 """
 
-OVERLONG: bytes = b"\x00overlong"
-"""Yielded by :func:`iter_lines` in place of a line longer than ``max_line_bytes``.
+MAX_LINE_BYTES = 64 * 1024 * 1024
+"""The longest line read by default, in bytes (64 MiB, its line ending not counted)."""
 
-Compare with ``is``: a real line could in principle hold the same bytes.
-"""
+MAX_LINE_ENV = "MAUMAU_LOG_MAX_LINE_BYTES"
+"""An environment variable that sets another limit than :data:`MAX_LINE_BYTES` (a whole
+number of bytes, at least 1; see :func:`line_limit`)."""
+
+OVERLONG: bytes = b"\x00overlong"
+"""The bytes of every :class:`Overlong` line (a NUL first: they never decode as JSON)."""
+
+OVERLONG_HEAD = 1024
+"""How many leading bytes of an over-long line :class:`Overlong` keeps."""
+
+
+class Overlong(bytes):
+    """Yielded by :func:`iter_lines` in place of a line longer than ``max_line_bytes``.
+
+    Its bytes are :data:`OVERLONG` (so it never decodes as an event); tell it apart by its
+    type, ``type(line) is Overlong``, as a real line could hold the same bytes. ``head``
+    holds the line's first :data:`OVERLONG_HEAD` bytes, so that the replay can tell a line
+    that looks like a ``game`` header (it starts a new game) and guess its game id; the
+    rest of the line is never held in memory. ``limit`` is the limit it broke, in bytes.
+    """
+
+    head: bytes
+    limit: int
+
+
+def _overlong(head: bytes, limit: int) -> Overlong:
+    line = Overlong(OVERLONG)
+    line.head = head[:OVERLONG_HEAD]
+    line.limit = limit
+    return line
+
+
+def _head_of(pieces: list[bytes]) -> bytes:
+    """The first :data:`OVERLONG_HEAD` bytes of a line held in pieces (not joined whole)."""
+    head = b""
+    for piece in pieces:
+        head += piece[: OVERLONG_HEAD - len(head)]
+        if len(head) >= OVERLONG_HEAD:
+            break
+    return head
+
+
+def line_limit() -> int:
+    """The longest line the readers accept, in bytes: :data:`MAX_LINE_BYTES`, or the value
+    of the environment variable :data:`MAX_LINE_ENV` when it holds a whole number of at
+    least 1 (anything else there is ignored).
+
+    Read when a file or a shard is opened and when shards are planned: the planner (which
+    never cuts before an over-long line) and every reader of a run must use the same limit,
+    so the runners pass the parent's value to their workers
+    (:attr:`maumau_log.runners.ShardTask.max_line_bytes`).
+    """
+    text = os.environ.get(MAX_LINE_ENV, "").strip()
+    if text.isdigit() and len(text) < 20 and int(text) >= 1:
+        return int(text)
+    return MAX_LINE_BYTES
+
+
+def limit_text(limit: int) -> str:
+    """A line-length limit in words: ``"64 MiB"``, or ``"1,000 bytes"``."""
+    if limit % (1024 * 1024) == 0:
+        return f"{limit // (1024 * 1024):,} MiB"
+    return f"{limit:,} bytes"
+
 
 UTF8_BOM = b"\xef\xbb\xbf"
 
@@ -149,6 +220,70 @@ def expand_paths(paths: Sequence[str | os.PathLike[str]]) -> list[Path]:
     return result
 
 
+def is_uri(path: str | os.PathLike[str]) -> bool:
+    """A pyarrow filesystem URI (``s3://bucket/logs/``, ``file:///data/logs``), not a path."""
+    return "://" in str(path)
+
+
+def _expand_uri(uri: str) -> list[str]:
+    """The log files a URI names: itself, or a folder's logs (recursively, sorted)."""
+    import pyarrow.fs as pafs
+
+    scheme = uri.split("://", 1)[0] + "://"
+    try:
+        fs, root = pafs.FileSystem.from_uri(uri)
+        info = fs.get_file_info(root)
+        if info.type == pafs.FileType.NotFound:
+            raise LogReadError(uri, None, "no such file or directory")
+        if info.type != pafs.FileType.Directory:
+            return [uri]
+        found = fs.get_file_info(pafs.FileSelector(root, recursive=True))
+    except (OSError, ValueError) as exc:
+        raise LogReadError(uri, None, f"cannot list: {exc}") from exc
+    names = sorted(
+        f.path
+        for f in found
+        if f.type == pafs.FileType.File and f.base_name.lower().endswith(LOG_SUFFIXES)
+    )
+    return [scheme + ("/" + n.lstrip("/") if scheme == "file://" else n) for n in names]
+
+
+def expand_inputs(paths: Sequence[str | os.PathLike[str]]) -> list[str | Path]:
+    """:func:`~maumau_log.logfile.expand_paths`, plus pyarrow filesystem URIs (for Ray).
+
+    Args:
+        paths: files, folders and URIs, as typed.
+    Returns:
+        The log files in order (each once): local ones as paths, URIs as URIs.
+    Raises:
+        LogReadError: a path or URI that does not exist or cannot be listed.
+    """
+    if not any(is_uri(p) for p in paths):
+        return list(expand_paths(paths))
+    out: list[str | Path] = []
+    seen: set[str] = set()
+    for p in paths:
+        for f in _expand_uri(str(p)) if is_uri(p) else expand_paths([p]):
+            key = str(f) if is_uri(f) else os.path.realpath(f)
+            if key not in seen:
+                seen.add(key)
+                out.append(f)
+    return out
+
+
+def is_plain(path: Path) -> bool:
+    """A plain text log: not gzip or zstd, no NUL byte in its head (binary files are one
+    shard, reported by the replay)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(SNIFF_BYTES)
+    except OSError:
+        return False
+    if head.startswith(GZIP_MAGIC) or head[:4] == ZSTD_MAGIC or b"\x00" in head:
+        return False
+    return not (len(head) >= 4 and head[0] & 0xF0 == 0x50 and head[1:4] == b"\x2a\x4d\x18")
+
+
 def _plain_chunks(fh: io.BufferedReader) -> Iterator[bytes]:
     """The content of a shard that does not start the file: read as it is."""
     while chunk := fh.read1(READ_CHUNK):
@@ -199,7 +334,7 @@ def _chunks(fh: io.BufferedReader, name: str) -> Iterator[bytes]:
 
 def iter_lines(
     path: str | os.PathLike[str],
-    max_line_bytes: int = 64 * 1024 * 1024,
+    max_line_bytes: int | None = None,
     *,
     start: int = 0,
     end: int | None = None,
@@ -213,16 +348,16 @@ def iter_lines(
     the ones an editor shows. A UTF-8 BOM at the start is dropped. Lines stay ``bytes``. A last
     line without a newline is yielded like the others.
 
-    A line longer than ``max_line_bytes`` (not counting its line ending) is yielded as the
-    :data:`OVERLONG` sentinel at its line number, and the rest of it is skipped without being
-    kept in memory; the following lines come as usual.
+    A line longer than ``max_line_bytes`` (not counting its line ending) is yielded as an
+    :class:`Overlong` line (its first bytes kept) at its line number, and the rest of it is
+    skipped without being kept in memory; the following lines come as usual.
 
     The file is opened on the first ``next()`` and closed when the iteration ends or the
     iterator is closed.
 
     Args:
         path: the log file (with ``data``: only the name the errors give).
-        max_line_bytes: the longest line accepted, in bytes.
+        max_line_bytes: the longest line accepted, in bytes (None: :func:`line_limit`).
         start, end: read only bytes ``start`` to ``end`` (exclusive; None: to the end) of
             a plain (uncompressed) file: a shard of a large log (:mod:`maumau_log.shard`).
             ``start`` must be the first byte of a line; a shard that does not start at 0
@@ -233,7 +368,7 @@ def iter_lines(
 
     Yields:
         ``(line_number, line)``: line numbers start at 1; ``line`` has no line ending and is
-        either non-blank content or :data:`OVERLONG`.
+        either non-blank content or an :class:`Overlong` line.
 
     Raises:
         LogReadError: the file cannot be opened (no line number); it is binary (a NUL byte in
@@ -250,7 +385,7 @@ def iter_lines(
 
 def iter_line_runs(
     path: str | os.PathLike[str],
-    max_line_bytes: int = 64 * 1024 * 1024,
+    max_line_bytes: int | None = None,
     *,
     start: int = 0,
     end: int | None = None,
@@ -267,10 +402,10 @@ def iter_line_runs(
     and the laziness are :func:`iter_lines`'s: a damaged stream raises after the run of
     every line before the damage.
     """
-    if max_line_bytes < 1:
+    limit = line_limit() if max_line_bytes is None else max_line_bytes
+    if limit < 1:
         raise ValueError(f"max_line_bytes must be at least 1, not {max_line_bytes}")
     name = os.fspath(path)
-    limit = max_line_bytes
     n = first_line - 1  # lines completed so far
     pend: list[bytes] = []  # start of the current line: no newline seen yet
     pend_len = 0
@@ -313,7 +448,7 @@ def iter_line_runs(
                             if line.endswith(b"\r"):
                                 line = line[:-1]
                             if len(line) > limit:
-                                line = OVERLONG
+                                line = _overlong(line, limit)
                             elif not line or line.isspace():
                                 if run:
                                     yield n - len(run), run
@@ -329,7 +464,7 @@ def iter_line_runs(
                     pend_len += len(tail)
                 # + 1: a "\r" at the end may yet turn out to be part of a "\r\n"
                 if pend_len > limit + 1:
-                    yield n + 1, [OVERLONG]
+                    yield n + 1, [_overlong(_head_of(pend), limit)]
                     skipping = True
                     pend = []
                     pend_len = 0
@@ -347,7 +482,7 @@ def iter_line_runs(
         if line.endswith(b"\r"):
             line = line[:-1]
         if len(line) > limit:
-            yield n + 1, [OVERLONG]
+            yield n + 1, [_overlong(line, limit)]
         elif line and not line.isspace():
             yield n + 1, [line]
 

@@ -43,8 +43,9 @@ from .events import (
     decode_event,
     encode_event,
     event_player,
+    valid_text,
 )
-from .logfile import OVERLONG, LogReadError, iter_line_runs, iter_lines, numbered
+from .logfile import LogReadError, Overlong, iter_line_runs, iter_lines, limit_text, numbered
 from .matches import MatchState, RoundContext
 from .notation import BadLine, is_notation
 from .notation import file_lines as notation_lines
@@ -113,9 +114,10 @@ looking (:data:`DECODED_JUDGE`)."""
 
 def _starts_game(raw: bytes) -> bool:
     """A line that is no event but starts a new game: a notation header that could not be
-    read, or a line that looks like a ``game`` header (never an overlong line)."""
-    if raw is OVERLONG:
-        return False
+    read, or a line that looks like a ``game`` header (for an over-long line, judged by its
+    first bytes: every runner reads it so, whatever its length or its place in a shard)."""
+    if type(raw) is Overlong:
+        return looks_like_header(raw.head)
     if type(raw) is BadLine:
         return raw.header
     return looks_like_header(raw)
@@ -209,7 +211,8 @@ class Replayer:
 
         Args:
             name: the source's name for the reports (a ``str``: a path, or e.g.
-                ``"<memory>"``).
+                ``"<memory>"``); a lone surrogate in it (a file name that is not UTF-8)
+                becomes U+FFFD in the reports (:func:`~maumau_log.events.valid_text`).
             lines: the lines, each a ``tuple`` of an ``int`` and ``bytes``; a
                 :class:`LogReadError` raised while iterating ends the source as
                 :meth:`replay_file` describes.
@@ -219,6 +222,7 @@ class Replayer:
         Yields:
             A :class:`GameReport` per game.
         """
+        name = valid_text(name)
         g: GameState | None = None
         # the current game's hot fields in locals (issue 12: no attribute write per event);
         # written back to ``g`` (count, last_line) before any method that reads them, and
@@ -242,7 +246,7 @@ class Replayer:
                     try:
                         ev = decode(raw)
                     except (msgspec.DecodeError, RecursionError) as exc:
-                        # OVERLONG and BadLine never decode: they take this way out too
+                        # Overlong and BadLine never decode: they take this way out too
                         # (and are never kept decoded: equal bytes would decode)
                         header = _starts_game(raw)
                         if g is not None:
@@ -347,7 +351,11 @@ class Replayer:
         """A line that is no event: an overlong line, a notation error, bad JSON or JSON of
         the wrong shape. ``header``: the line starts a new game (the game before it was
         finished by the caller). Returns the game the line belongs to."""
-        if raw is OVERLONG:
+        if type(raw) is Overlong:
+            if header:  # its first bytes look like a header: a new game, as for bad JSON
+                gid = guess_id(raw.head)
+                g = GameState(GameReport(file=name, line=line_no, game_id=gid))
+                self._notify_begin(g.report)
             g = g or self._orphan(name, line_no)
             if not g.failed:
                 self._violate(
@@ -355,10 +363,12 @@ class Replayer:
                     line_no,
                     g.count,
                     "line_too_long",
-                    "the line is longer than the reader accepts (64 MiB)",
-                    "FORMAT.md Files",
+                    f"the line is longer than the reader accepts ({limit_text(raw.limit)})"
+                    + ("; it looks like a game header, so it starts a game" if header else ""),
+                    "FORMAT.md Files; README (the longest line read)",
                 )
             g.count += 1
+            g.last_line = line_no
             return g
         if type(raw) is BadLine:  # a .mm line the notation's grammar does not allow
             if header:
@@ -564,12 +574,14 @@ def read_games(path: str | Path) -> Iterator[tuple[int, list[Event]]]:
     current: list[Event] | None = None
     start = 0
     for line_no, raw in iter_lines(Path(path)):
-        if raw is OVERLONG:
+        if type(raw) is Overlong:
             raise LogReadError(str(path), line_no, "the line is longer than the reader accepts")
         try:
             ev = decode_event(raw)
         except msgspec.DecodeError as exc:
             raise LogReadError(str(path), line_no, f"not a valid event: {exc}") from exc
+        except RecursionError:  # msgspec's depth limit
+            raise LogReadError(str(path), line_no, "not a valid event: nested too deeply") from None
         if isinstance(ev, Game):
             if current is not None:
                 yield start, current

@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 from datetime import datetime
 
-from .events import FORMAT_VERSION, Game
+from .engine.errors import number_text as number_text  # re-exported (replay.py)
+from .events import FORMAT_VERSION, Game, valid_text
 from .matches import MatchState, RoundContext
 from .replay_report import GameState
 from .rules import Ruleset
@@ -32,15 +33,6 @@ def is_iso_datetime(text: str) -> bool:
     except (ValueError, TypeError):
         return False
     return True
-
-
-def number_text(value: int) -> str:
-    """An integer from a log as it may be echoed: a 400-digit ``seq`` is shown by its first
-    and last digits and its length (issue 15, item 6), not in full."""
-    text = str(value)
-    if len(text) <= 24:
-        return text
-    return f"{text[:12]}...{text[-4:]} ({len(text.lstrip('-'))} digits)"
 
 
 def shorten(text: str, limit: int) -> str:
@@ -110,14 +102,17 @@ def looks_like_header(raw: bytes) -> bool:
 
 def guess_id(raw: bytes) -> str | None:
     """The ``game_id`` of a header line that could not be decoded, as far as it can be
-    read (at most 200 characters), or None."""
+    read (at most 200 characters), or None. A lone surrogate in it (a ``"\\ud800"``
+    escape, which :mod:`json` reads and msgspec refuses) becomes U+FFFD
+    (:func:`~maumau_log.events.valid_text`): the id is shown, stored and written as
+    UTF-8."""
     try:
         obj = json.loads(raw)
-    except (ValueError, RecursionError):
+    except (ValueError, RecursionError):  # also a number beyond 4,300 digits
         obj = None
     if isinstance(obj, dict):
         gid = obj.get("game_id")
-        return None if gid is None else str(gid)[:200]
+        return None if gid is None else valid_text(str(gid)[:200])
     return _scan_id(raw)
 
 
@@ -141,8 +136,8 @@ def explain(raw: bytes, exc: Exception) -> str:
         text = explain_event(json.loads(raw))
     except Exception:  # pragma: no cover - fall back to the decoder's words
         text = ""
-    if text:
-        return text
+    if text:  # (it may quote a value holding a lone surrogate: see guess_id)
+        return valid_text(text)
     return str(exc) or "the event does not have the shape the schema requires"
 
 

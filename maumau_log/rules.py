@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 import tomllib
 from collections import Counter
 from collections.abc import Mapping
@@ -328,10 +329,23 @@ def read_ruleset_file(path: str | Path) -> dict[str, Any]:
         raise RulesetError(f"{path}: cannot read the ruleset file: {exc.strerror}") from exc
     except tomllib.TOMLDecodeError as exc:
         raise RulesetError(f"{path}: not valid TOML: {exc}") from exc
-    problems = schema_errors("ruleset-file.schema.json", data)
-    if problems:
-        raise RulesetError(f"{path}: " + "; ".join(problems[:5]))
-    return _check_options(data["options"], str(path))
+    except UnicodeDecodeError as exc:  # TOML is UTF-8 text
+        raise RulesetError(
+            f"{path}: not valid TOML: not UTF-8 text (byte {exc.start}: {exc.reason})"
+        ) from None
+    except ValueError:  # tomllib's int(): more digits than Python converts (4,300)
+        raise RulesetError(
+            f"{path}: not valid TOML: a number of more than {sys.get_int_max_str_digits():,} digits"
+        ) from None
+    except RecursionError:  # tomllib reads nested arrays and tables recursively
+        raise RulesetError(f"{path}: not valid TOML: nested too deeply to read") from None
+    try:
+        problems = schema_errors("ruleset-file.schema.json", data)
+        if problems:
+            raise RulesetError(f"{path}: " + "; ".join(problems[:5]))
+        return _check_options(data["options"], str(path))
+    except RecursionError:  # (nested just deep enough for tomllib, too deep to check)
+        raise RulesetError(f"{path}: the ruleset file is nested too deeply to check") from None
 
 
 @cache

@@ -22,10 +22,11 @@ import itertools
 import os
 import signal
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from .logfile import line_limit
 from .matches import MatchState
 from .shard import Shard, ShardFailure, ShardResult, run_shard
 
@@ -58,6 +59,10 @@ class ShardTask:
             shard's :data:`STAGED_TABLES` itself (:func:`stage_tables`), or None (the
             tables travel back with the result).
         stage_id: the ingest's id, part of the staged files' names.
+        max_line_bytes: the longest line the shards' readers accept: the planning
+            process's :func:`~maumau_log.logfile.line_limit` (taken when the task is made),
+            so every worker, local or on a Ray node, reads the lines the planner cut
+            between (an over-long line is never a cut).
     """
 
     rules_file_options: Mapping[str, Any] | None = None
@@ -65,13 +70,21 @@ class ShardTask:
     ingested_at: datetime | None = None
     stage: str | None = None
     stage_id: str = ""
+    max_line_bytes: int = field(default_factory=line_limit)
 
     def __call__(self, shard: Shard, matches: Mapping[str, MatchState] | None = None) -> Outcome:
         """Run :func:`~maumau_log.shard.run_shard` on ``shard``; a bug becomes a
         :class:`ShardFailure` (never a lost shard). With ``stage``, the shard's
         :data:`STAGED_TABLES` are written there (:func:`stage_tables`)."""
         try:
-            res = run_shard(shard, self.rules_file_options, self.collect, self.ingested_at, matches)
+            res = run_shard(
+                shard,
+                self.rules_file_options,
+                self.collect,
+                self.ingested_at,
+                matches,
+                max_line_bytes=self.max_line_bytes,
+            )
             if self.stage is not None:
                 stage_tables(res, self.stage, self.stage_id)
             return res

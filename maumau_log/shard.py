@@ -15,8 +15,11 @@ rows of games already stored or seen).
 
 Cut points: a plain (uncompressed) file larger than twice the shard size is cut before
 ``game`` header lines (the line decodes as a ``game`` event), preferring headers that do
-not continue a match (no ``match_id``, or round 1), so shards rarely need the match replay.
-A compressed file is one shard (a compressed stream cannot be entered in the middle).
+not continue a match (no ``match_id``, or round 1), so shards rarely need the match replay,
+and never before a line longer than the readers' limit (whether such a line starts a game
+is the replay's decision from its first bytes, the same in every shard). The scan is
+linear in the file's size whatever its line lengths. A compressed file is one shard (a
+compressed stream cannot be entered in the middle).
 """
 
 from __future__ import annotations
@@ -34,15 +37,14 @@ import msgspec
 
 from .events import Game, decode_event, encode_event
 from .logfile import (
-    GZIP_MAGIC,
-    LOG_SUFFIXES,
-    SNIFF_BYTES,
-    ZSTD_MAGIC,
     LogReadError,
-    expand_paths,
+    is_plain,
+    is_uri,
     iter_line_runs,
+    line_limit,
     numbered,
 )
+from .logfile import expand_inputs as expand_inputs  # re-exported (its home was here)
 from .matches import MatchState
 from .notation import file_lines as notation_lines
 from .notation import is_notation, located_lines
@@ -199,57 +201,6 @@ def orphan_key(report: GameReport) -> str:
     return f"?{where}:{report.line}"
 
 
-def is_uri(path: str | os.PathLike[str]) -> bool:
-    """A pyarrow filesystem URI (``s3://bucket/logs/``, ``file:///data/logs``), not a path."""
-    return "://" in str(path)
-
-
-def _expand_uri(uri: str) -> list[str]:
-    """The log files a URI names: itself, or a folder's logs (recursively, sorted)."""
-    import pyarrow.fs as pafs
-
-    scheme = uri.split("://", 1)[0] + "://"
-    try:
-        fs, root = pafs.FileSystem.from_uri(uri)
-        info = fs.get_file_info(root)
-        if info.type == pafs.FileType.NotFound:
-            raise LogReadError(uri, None, "no such file or directory")
-        if info.type != pafs.FileType.Directory:
-            return [uri]
-        found = fs.get_file_info(pafs.FileSelector(root, recursive=True))
-    except (OSError, ValueError) as exc:
-        raise LogReadError(uri, None, f"cannot list: {exc}") from exc
-    names = sorted(
-        f.path
-        for f in found
-        if f.type == pafs.FileType.File and f.base_name.lower().endswith(LOG_SUFFIXES)
-    )
-    return [scheme + ("/" + n.lstrip("/") if scheme == "file://" else n) for n in names]
-
-
-def expand_inputs(paths: Sequence[str | os.PathLike[str]]) -> list[str | Path]:
-    """:func:`~maumau_log.logfile.expand_paths`, plus pyarrow filesystem URIs (for Ray).
-
-    Args:
-        paths: files, folders and URIs, as typed.
-    Returns:
-        The log files in order (each once): local ones as paths, URIs as URIs.
-    Raises:
-        LogReadError: a path or URI that does not exist or cannot be listed.
-    """
-    if not any(is_uri(p) for p in paths):
-        return list(expand_paths(paths))
-    out: list[str | Path] = []
-    seen: set[str] = set()
-    for p in paths:
-        for f in _expand_uri(str(p)) if is_uri(p) else expand_paths([p]):
-            key = str(f) if is_uri(f) else os.path.realpath(f)
-            if key not in seen:
-                seen.add(key)
-                out.append(f)
-    return out
-
-
 def outcome(report: GameReport) -> GameOutcome:
     """The :class:`GameOutcome` of a replayed game's report."""
     gid = report.game_id
@@ -305,6 +256,8 @@ def run_shard(
     collect: bool = False,
     ingested_at: datetime | None = None,
     matches: Mapping[str, MatchState] | None = None,
+    *,
+    max_line_bytes: int | None = None,
 ) -> ShardResult:
     """Replay one shard: the games' outcomes and, with ``collect``, the dataset's rows.
 
@@ -318,6 +271,8 @@ def run_shard(
             shard of it stores the same).
         matches: match states from the shards before (only when :attr:`ShardResult.match_ids`
             said the shard continues their matches); copied, not changed.
+        max_line_bytes: the longest line read (None: :func:`~maumau_log.logfile.line_limit`);
+            a longer one is reported ``line_too_long`` in place.
     Returns:
         The :class:`ShardResult`. Within the shard a game id met twice keeps only its first
         copy's rows (as ingest does); the merger applies the rule across shards and the
@@ -351,6 +306,7 @@ def run_shard(
                 end=shard.end,
                 first_line=shard.first_line,
                 data=shard.data,
+                max_line_bytes=max_line_bytes,
             )
         )
     try:
@@ -373,22 +329,15 @@ def run_shard(
 # Planning
 
 
-def _is_plain(path: Path) -> bool:
-    """A plain text log: not gzip or zstd, no NUL byte in its head (binary files are one
-    shard, reported by the replay)."""
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(SNIFF_BYTES)
-    except OSError:
-        return False
-    if head.startswith(GZIP_MAGIC) or head[:4] == ZSTD_MAGIC or b"\x00" in head:
-        return False
-    return not (len(head) >= 4 and head[0] & 0xF0 == 0x50 and head[1:4] == b"\x2a\x4d\x18")
+def _header_at(line: bytes, limit: int | None = None) -> tuple[bool, bool] | None:
+    """(is a header, continues a match) for a line, or None when it is no ``game`` event.
 
-
-def _header_at(line: bytes) -> tuple[bool, bool] | None:
-    """(is a header, continues a match) for a line, or None when it is no ``game`` event."""
+    ``limit``: the readers' longest line (:func:`~maumau_log.logfile.line_limit` when
+    None); a longer line is read as an over-long line, never as a header, so it is no cut
+    point (the replay decides from its first bytes whether it starts a game)."""
     if _HEADER_HINT not in line[:300]:
+        return None
+    if len(line) - line.endswith(b"\r") > (line_limit() if limit is None else limit):
         return None
     try:
         ev = decode_event(line.rstrip(b"\r"))
@@ -399,23 +348,68 @@ def _header_at(line: bytes) -> tuple[bool, bool] | None:
     return True, ev.match_id is not None and ev.round not in (None, 1)
 
 
-def _cuts(path: Path, target: int) -> list[tuple[int, int]]:
+def _cuts(path: Path, target: int, limit: int | None = None) -> list[tuple[int, int]]:
     """(byte offset, line number) of each cut of a large plain file, after the first.
 
     A cut goes before the first header at or after every ``target`` bytes that does not
     continue a match; when only match rounds follow, before the first of them once
-    ``target / 4`` more bytes have gone by without a better one.
+    ``target / 4`` more bytes have gone by without a better one. A line longer than
+    ``limit`` (the readers' longest line, :func:`~maumau_log.logfile.line_limit` when None)
+    is never a cut.
+
+    One pass over the file in reads of :data:`_SCAN` bytes, linear in its size whatever
+    its line lengths: the lines before a due cut are counted in C, and of a line that does
+    not end in the read, only what can still make it a cut is kept (its pieces up to the
+    limit while it may be a header; nothing when it starts before the due offset, its
+    first 300 bytes name no ``game``, or it is too long), never the read buffer grown by
+    every read (a 500 MB line took 109 s and 1.05 GB that way).
     """
+    limit = line_limit() if limit is None else limit
     cuts: list[tuple[int, int]] = []
     want = target  # the next cut is due at or after this offset
     lines = 0  # newlines before the current line
     fallback: tuple[int, int] | None = None
+    carry: list[bytes] = []  # the current line's pieces from earlier reads, while it may cut
+    carried = 0  # their length
+    skip = False  # the current line began in an earlier read and cannot be a cut
+    base = 0  # file offset of the current read
+    line_start = 0  # file offset of the current line
+
+    def consider(start: int, line: bytes) -> None:
+        nonlocal want, fallback
+        head = _header_at(line, limit) if start >= want else None
+        if head is not None and not head[1]:  # a header that continues no match
+            cuts.append((start, lines + 1))
+            want, fallback = start + target, None
+        elif head is not None:  # a later round of a match
+            if fallback is not None and start - fallback[0] > target // 4:
+                cuts.append(fallback)
+                want, fallback = fallback[0] + target, None
+            if fallback is None and start >= want:
+                fallback = (start, lines + 1)
+
     with open(path, "rb", buffering=0) as fh:
-        buf = b""
-        base = 0  # file offset of buf[0]
-        while more := fh.read(_SCAN):
-            buf += more
+        while buf := fh.read(_SCAN):
             at = 0
+            if carry or skip:  # a line begun in an earlier read
+                nl = buf.find(b"\n")
+                piece = buf if nl < 0 else buf[:nl]
+                if not skip:
+                    if len(carry[0]) < 300:  # the first piece holds the line's first 300 bytes
+                        carry[0] += piece
+                    else:
+                        carry.append(piece)
+                    carried += len(piece)
+                    if not _may_cut(carry[0], carried, limit):
+                        carry, carried, skip = [], 0, True
+                if nl < 0:
+                    base += len(buf)
+                    continue
+                if not skip:
+                    consider(line_start, b"".join(carry))
+                carry, carried, skip = [], 0, False
+                lines += 1
+                at = nl + 1
             while True:
                 rel = want - base
                 if rel > at:  # no cut before ``want``: skip those lines, counted in C
@@ -430,22 +424,25 @@ def _cuts(path: Path, target: int) -> list[tuple[int, int]]:
                     at = n + 1
                 if (nl := buf.find(b"\n", at)) < 0:
                     break
-                start = base + at
-                head = _header_at(buf[at:nl]) if start >= want else None
-                if head is not None and not head[1]:  # a header that continues no match
-                    cuts.append((start, lines + 1))
-                    want, fallback = start + target, None
-                elif head is not None:  # a later round of a match
-                    if fallback is not None and start - fallback[0] > target // 4:
-                        cuts.append(fallback)
-                        want, fallback = fallback[0] + target, None
-                    if fallback is None and start >= want:
-                        fallback = (start, lines + 1)
+                consider(base + at, buf[at:nl])
                 lines += 1
                 at = nl + 1
-            base += at
-            buf = buf[at:]
-    return cuts
+            if at < len(buf):  # a line that goes on in the next read
+                line_start = base + at
+                rest = buf[at:]
+                if line_start >= want and _may_cut(rest, len(rest), limit):
+                    carry, carried = [rest], len(rest)
+                else:
+                    skip = True
+            base += len(buf)
+    return cuts  # (a last line without a newline is no cut: nothing follows it)
+
+
+def _may_cut(first: bytes, length: int, limit: int) -> bool:
+    """Whether a line read so far (``first``: its first piece; ``length`` bytes in all)
+    may still be a cut: it may name a ``game`` in its first 300 bytes and is not yet
+    longer than ``limit`` (+1: a ``\\r`` may yet end it)."""
+    return length <= limit + 1 and (len(first) < 300 or _HEADER_HINT in first[:300])
 
 
 def _size(path: Path) -> int:
@@ -510,7 +507,7 @@ class ShardPlan(Sequence[Shard]):
             path, name = Path(f), str(f)
             target = fine if tail_from is not None and done + size > tail_from else shard_bytes
             done += size
-            whole = is_uri(name) or size <= 2 * target or not _is_plain(path)
+            whole = is_uri(name) or size <= 2 * target or not is_plain(path)
             self._todo.append((name, None if whole or is_notation(path) else target))
         self._todo.reverse()  # popped from the end, in input order
         self._shards: list[Shard] = []

@@ -19,6 +19,7 @@ from maumau_log.logfile import (
     LOG_SUFFIXES,
     OVERLONG,
     LogReadError,
+    Overlong,
     expand_paths,
     iter_line_runs,
     iter_lines,
@@ -304,7 +305,10 @@ def test_overlong_line_gives_the_sentinel_and_reading_goes_on(tmp_path: Path, co
         (7, b"last"),
         (8, OVERLONG),
     ]
-    assert all(line is OVERLONG for n, line in got if n in (2, 5, 8))
+    # each an Overlong line with its first bytes (at most OVERLONG_HEAD) and the limit
+    over = {n: line for n, line in got if n in (2, 5, 8)}
+    assert all(type(line) is Overlong and line.limit == 100 for line in over.values())
+    assert [over[n].head for n in (2, 5, 8)] == [b"x" * 101, b"z" * 1024, b"w" * 500]
 
 
 def test_max_line_bytes_must_be_positive(tmp_path: Path) -> None:

@@ -148,3 +148,29 @@ def test_ray_runs_byte_range_shards(ray_session: None, logs: Path, tmp_path: Pat
     )
     assert on_ray.violations == local.violations
     assert_same_rows(tmp_path / "local", tmp_path / "ray")
+
+
+def test_ray_reads_an_over_long_header_as_the_local_runner(
+    ray_session: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An over-long header line (limit 4,000 bytes here) starts the same invalid game on
+    Ray, with byte-range shards planned around it, as in one local shard: the task carries
+    the planning process's limit to the Ray workers (README "The longest line")."""
+    from test_long_lines import GAMES, build, long_header
+
+    from maumau_log.logfile import MAX_LINE_ENV
+
+    monkeypatch.setenv(MAX_LINE_ENV, "4000")
+    log = tmp_path / "long.jsonl"
+    at = build(log, [long_header(6000), *GAMES[3][1:]])
+    from maumau_log.shard import plan_shards
+
+    assert len(plan_shards([log], at, 2)) == 2  # cut at the header after the long one
+    local = ingest([log], tmp_path / "local", jobs=1, shard_bytes=10**9)
+    on_ray = ingest([log], tmp_path / "ray", runner=ray_runner(), shard_bytes=at)
+    assert on_ray.failed == []
+    assert (local.games, local.invalid) == (on_ray.games, on_ray.invalid) == (6, 1)
+    assert on_ray.violations == local.violations
+    [v] = local.violations
+    assert (v.game_id, v.code, v.event_index) == ("long-one", "line_too_long", 0)
+    assert_same_rows(tmp_path / "local", tmp_path / "ray")

@@ -415,14 +415,16 @@ def test_uri_inputs_need_ray() -> None:
     assert "a URI input (s3://bucket/logs/) needs --engine ray" in res.stderr
 
 
-def _cuts_line_by_line(data: bytes, target: int) -> list[tuple[int, int]]:
-    """The cut rule read off line by line (the scan before it skipped lines in C)."""
+def _cuts_line_by_line(data: bytes, target: int, limit: int) -> list[tuple[int, int]]:
+    """The cut rule read off line by line (the scan before it skipped lines in C): a cut
+    goes before a header line no longer than ``limit`` (without a trailing ``\\r``)."""
     from maumau_log.shard import _header_at
 
     cuts: list[tuple[int, int]] = []
     want, start, fallback = target, 0, None
     for number, line in enumerate(data.split(b"\n")[:-1], start=1):
-        head = _header_at(line) if start >= want else None
+        short = len(line[:-1] if line.endswith(b"\r") else line) <= limit
+        head = _header_at(line, limit) if start >= want and short else None
         if head is not None and not head[1]:
             cuts.append((start, number))
             want, fallback = start + target, None
@@ -444,6 +446,12 @@ _LINES = [
     b"",
     b"{broken",
     b'{"type":"draw","player":"b","cards":["7H"]}   ',
+    # a header of 400 bytes (longer than some limits below), one with CRLF
+    b'{"type":"game","format":"maumau-log/1","game_id":"long","ruleset":"classic",'
+    b'"players":["a","b"],"meta":{"pad":"' + b"x" * 286 + b'"}}',
+    b'{"type":"game","format":"maumau-log/1","game_id":"cr","ruleset":"classic",'
+    b'"players":["a","b"]}\r',
+    b"y" * 700,  # no header, longer than every limit below
 ]
 
 
@@ -453,9 +461,10 @@ _LINES = [
     target=st.integers(1, 400),
     scan=st.integers(1, 300),
     tail=st.booleans(),
+    limit=st.sampled_from([90, 120, 399, 400, 10_000]),
 )
 def test_cut_scan_equals_the_line_by_line_rule(
-    picks: list[int], target: int, scan: int, tail: bool, tmp_path_factory: Any
+    picks: list[int], target: int, scan: int, tail: bool, limit: int, tmp_path_factory: Any
 ) -> None:
     # issue 11 (10^6 games): the planner skips the lines before each due cut in C; the
     # cuts (byte offset, line number) must be those of the rule applied to every line,
@@ -468,7 +477,9 @@ def test_cut_scan_equals_the_line_by_line_rule(
     old = shard_mod._SCAN
     shard_mod._SCAN = scan
     try:
-        got = shard_mod._cuts(log, target)
+        got = shard_mod._cuts(log, target, limit)
     finally:
         shard_mod._SCAN = old
-    assert got == _cuts_line_by_line(data, target)
+    # a line longer than the readers' limit is never a cut (the replay reads it as an
+    # over-long line, wherever a shard starts)
+    assert got == _cuts_line_by_line(data, target, limit)

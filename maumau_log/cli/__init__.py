@@ -48,12 +48,15 @@ err = Console(stderr=True, soft_wrap=True, emoji=False)
 """stderr: messages, summaries, progress."""
 
 
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_CONTROL = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
 
 
 def clean(text: str) -> str:
     """Show control characters and bidi overrides from logs as ``\\uXXXX`` escapes, so a
-    player id cannot move the cursor, colour or reorder the terminal."""
+    player id cannot move the cursor, colour or reorder the terminal; and lone surrogates
+    (a file name that is not UTF-8), which no terminal encoding can write."""
     return _CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
@@ -308,6 +311,10 @@ def main() -> None:
     import gc
     import signal
 
+    for stream in (sys.stdout, sys.stderr):  # the last guard: text no encoding can write
+        # (a lone surrogate that escaped every check) is written as an escape, not an error
+        with contextlib.suppress(AttributeError, ValueError):
+            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
     try:
         # start-up makes only objects that live to the end (modules, the command tree): no
         # collection while it runs (issue 12: 2-4% of an import --validate), frozen below
@@ -342,7 +349,7 @@ def main() -> None:
         sys.exit(EXIT_USAGE)
     except Exception as exc:  # never a traceback for a user
         err.print(
-            f"[bold red]internal error:[/] {type(exc).__name__}: {escape(str(exc))}",
+            f"[bold red]internal error:[/] {type(exc).__name__}: {safe(str(exc))}",
             highlight=False,
         )
         err.print("please report this with the command and the input that caused it")

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
-from ..events import Game
+from ..events import Game, valid_json
 from ..game_ids import GameIdTally
 from ..logfile import LogReadError
 from ..rules import (
@@ -178,18 +178,22 @@ class ValidationRun:
         return EXIT_VIOLATIONS if faults else EXIT_OK
 
     def as_json(self) -> dict[str, Any]:
-        """The ``validate --json`` document."""
-        return {
-            "games": self.games,
-            "valid": self.valid,
-            "invalid": self.games - self.valid,
-            "violations": [v.to_dict() for v in self.violations],
-            "unreadable": self.unreadable,
-            "failed_shards": self.failed,
-            "partial": self.partial,
-            "duplicate_game_ids": self.duplicate_ids,
-            "conflicting_game_ids": self.conflicting_ids,
-        }
+        """The ``validate --json`` document (every string valid UTF-8 text: a lone
+        surrogate, e.g. from a file name that is not UTF-8, is U+FFFD,
+        :func:`~maumau_log.events.valid_json`)."""
+        return valid_json(
+            {
+                "games": self.games,
+                "valid": self.valid,
+                "invalid": self.games - self.valid,
+                "violations": [v.to_dict() for v in self.violations],
+                "unreadable": self.unreadable,
+                "failed_shards": self.failed,
+                "partial": self.partial,
+                "duplicate_game_ids": self.duplicate_ids,
+                "conflicting_game_ids": self.conflicting_ids,
+            }
+        )
 
     def print_report(self, limit: int = 50) -> None:
         """Print a readable report to stderr: the violations, then a one-line summary."""

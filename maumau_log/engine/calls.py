@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ..cards import Card
 from ..events import Call, Penalty
-from .errors import fail
+from .errors import fail, number_text
 from .state import (
     CALL_REASONS,
     ENDED,
@@ -161,7 +161,7 @@ def on_penalty(s: State, ev: Penalty) -> None:
     if n > need or (n < need and n != len(s.stock)):
         fail(
             "wrong_penalty",
-            f"{player} draws {n} penalty cards; the penalty is {need}",
+            f"{player} draws {number_text(n)} penalty cards; the penalty is {need}",
             f"option call_penalty = {rules.call_penalty}",
             f"{need} cards",
         )

@@ -41,7 +41,7 @@ from .calls import close_window, last_card_word, on_call, on_penalty
 from .deal import on_cut, on_deal
 from .draws import on_draw, on_pass
 from .ending import on_abandon, on_match_end, on_round_end
-from .errors import fail
+from .errors import fail, number_text
 from .plays import on_play, on_suit
 from .state import FINISHED, PLAY, State
 from .stock import on_reshuffle
@@ -278,7 +278,11 @@ _KNOWN: Final = frozenset(
 
 
 def _negative(count: int) -> None:
-    fail("schema_error", f"count must not be negative (got {count})", "schemas/ (FORMAT.md Events)")
+    fail(
+        "schema_error",
+        f"count must not be negative (got {number_text(count)})",
+        "schemas/ (FORMAT.md Events)",
+    )
 
 
 def _type_name(event: Event) -> str:

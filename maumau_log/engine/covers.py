@@ -12,7 +12,7 @@ card's suit covers (the pile's table, :func:`.state.update_pile`).
 from __future__ import annotations
 
 from ..events import Draw
-from .errors import fail
+from .errors import fail, number_text
 from .legality import playable
 from .state import HIDDEN, State, drawable, end_turn, set_cover
 from .stock import take
@@ -32,7 +32,7 @@ def cover_draw(s: State, player: str, ev: Draw, n: int) -> None:
         if n != 1:
             fail(
                 "wrong_draw_count",
-                f"{player} draws {n} cards to cover {cover}; cover_draw takes one",
+                f"{player} draws {number_text(n)} cards to cover {cover}; cover_draw takes one",
                 "option cover_draw = 'one'",
                 "draw 1",
             )

@@ -12,10 +12,11 @@ first player had played it (ruling 1).
 from __future__ import annotations
 
 from collections import Counter
+from typing import NoReturn
 
 from ..cards import Card, canonical, is_card_code
 from ..events import Cut, Deal, HandCount
-from .errors import RuleViolation, fail
+from .errors import RuleViolation, fail, number_text
 from .fair import check_fair_deal
 from .partial import deal_partial
 from .plays import after_cards
@@ -75,13 +76,16 @@ def on_deal(s: State, ev: Deal) -> None:
                 "option hand_size",
                 f"{size} cards for every player",
             )
+        due = sizes.get(p, size) if sizes else size
         if isinstance(hand, HandCount):
             if hand.count < 0:
                 fail(
                     "schema_error",
-                    f"{p}'s hand count must not be negative (got {hand.count})",
+                    f"{p}'s hand count must not be negative (got {number_text(hand.count)})",
                     "schemas/defs.schema.json (hand)",
                 )
+            if hand.count != due:  # before the hidden cards are made: a count may be huge
+                _wrong_hand_size(s, p, number_text(hand.count), due)
             cards = [HIDDEN] * hand.count
             s.unseen = Counter()  # a partial log (FORMAT.md "Information levels")
         else:
@@ -90,16 +94,8 @@ def on_deal(s: State, ev: Deal) -> None:
                 cards = list(codes)
             else:
                 cards = [check_card(s, c, f"{p}'s dealt hand") for c in codes]
-        due = sizes.get(p, size) if sizes else size
         if len(cards) != due:
-            fail(
-                "wrong_draw_count",
-                f"{p} is dealt {len(cards)} cards; {due} are due"
-                + (" (a loser's hand shrinks by one a round)" if sizes else ""),
-                f"option hand_size = {rules.hand_size}"
-                + ("; option loser_hand_shrink" if sizes else ""),
-                f"{due} cards",
-            )
+            _wrong_hand_size(s, p, str(len(cards)), due)
         s.hands[p] = cards
         dealt.extend(cards)
     for p, taken in s.cut_taken.items():
@@ -184,6 +180,19 @@ def _undealt(pack: Counter[Card], seen: dict[Card, int] | None, dealt: list[Card
     code, with one entry per copy; ``seen`` is ``dealt``'s copies when already counted
     (None: counted here). FORMAT.md Cards (card conservation)."""
     return sorted((pack - Counter(seen or _counts(dealt))).elements())
+
+
+def _wrong_hand_size(s: State, player: str, dealt: str, due: int) -> NoReturn:
+    """``wrong_draw_count`` for a hand of the wrong size (``dealt``: its size as text)."""
+    shrinks = s.match is not None and bool(s.match.hand_sizes)
+    fail(
+        "wrong_draw_count",
+        f"{player} is dealt {dealt} cards; {due} are due"
+        + (" (a loser's hand shrinks by one a round)" if shrinks else ""),
+        f"option hand_size = {s.rules.hand_size}"
+        + ("; option loser_hand_shrink" if shrinks else ""),
+        f"{due} cards",
+    )
 
 
 def _counts(cards: list[Card]) -> dict[Card, int]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from ..events import Draw, Pass
 from .actions import describe_legal
 from .covers import cover_draw
-from .errors import fail
+from .errors import fail, number_text
 from .legality import draw_problem, pass_problem, quiet_turn
 from .state import ENDED, PLAY, State, drawable, end_turn, note_turn_action, set_cover
 from .stock import size, take
@@ -56,7 +56,8 @@ def on_draw(s: State, ev: Draw, player: str, count: int | None) -> None:
             _ordinary_draw(s, player, cards, count)
             return
     player = known_player(s, ev.player, "draw")
-    if ev.cards is not None and ev.count is None and not ev.cards:
+    if size(ev, 1) == 0:  # "cards": [] or "count": 0: no draw at all (every handler
+        # below takes at least one card: a cover draw looks at the last card drawn)
         fail("wrong_draw_count", f"{player} draws no cards", "FORMAT.md Events (draw)")
     if s.prev_owed.get(player) and ev.reason in (None, "effect"):
         serve_previous(s, player, ev)
@@ -104,7 +105,7 @@ def on_draw(s: State, ev: Draw, player: str, count: int | None) -> None:
     if n != 1:
         fail(
             "wrong_draw_count",
-            f"{player} draws {n} cards; a draw takes one card",
+            f"{player} draws {number_text(n)} cards; a draw takes one card",
             "RULES.md (a player who cannot play draws one card)",
             "draw 1",
         )
@@ -136,14 +137,15 @@ def _serve_pending(s: State, player: str, ev: Draw, n: int) -> None:
     if n > s.pending_draw:
         fail(
             "wrong_draw_count",
-            f"{player} draws {n} but owes {s.pending_draw}",
+            f"{player} draws {number_text(n)} but owes {s.pending_draw}",
             f"option draw = {dict(rules.draw)}",
             f"draw {s.pending_draw}",
         )
     if n < s.pending_draw and n != len(s.stock):
         fail(
             "wrong_draw_count",
-            f"{player} draws {n} but owes {s.pending_draw} and the stock holds {len(s.stock)}"
+            f"{player} draws {number_text(n)} but owes {s.pending_draw} and the stock holds "
+            f"{len(s.stock)}"
             + (
                 ": a reshuffle must be logged before the draw"
                 if not s.stock and drawable(s)
@@ -194,7 +196,7 @@ def serve_previous(s: State, player: str, ev: Draw) -> None:
     if n > owed or (n < owed and n != len(s.stock)):
         fail(
             "wrong_draw_count",
-            f"{player} draws {n} but owes {owed} for the previous-player draw",
+            f"{player} draws {number_text(n)} but owes {owed} for the previous-player draw",
             f"option draw_previous = {dict(s.rules.draw_previous)}; PRESETS.md ruling 8",
             f"draw {min(owed, len(s.stock)) or owed}",
         )

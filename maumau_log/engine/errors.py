@@ -45,6 +45,23 @@ def fail(code: str, message: str, rule: str, expected: str | None = None) -> NoR
     raise RuleViolation(code, message, rule, expected)
 
 
+def number_text(value: int) -> str:
+    """An integer from a log as a message may echo it: a count or ``seq`` of hundreds of
+    digits is shown by its first 12 and last 4 digits and its length (issue 15, item 6),
+    never in full (Python refuses to turn an int of more than 4,300 digits into text).
+
+    >>> number_text(12), number_text(10**30)
+    ('12', '100000000000...0000 (31 digits)')
+    """
+    if -(10**24) < value < 10**24:
+        return str(value)
+    digits = len(str(abs(value))) if value.bit_length() < 14_000 else None
+    if digits is None:  # beyond the int-to-text limit: the digits counted from the bits
+        return f"a number of about {int(value.bit_length() * 0.30103)} digits"
+    text = str(value)
+    return f"{text[:12]}...{text[-4:]} ({digits} digits)"
+
+
 def what(verb: str, cards: list[str] | None) -> str:
     """``"plays 7H 7D"`` for messages (built only when a check fails)."""
     return f"{verb} {' '.join(cards)}" if cards else verb

@@ -13,7 +13,7 @@ from collections import Counter
 
 from ..cards import Card, canonical, is_card_code, suggest_code
 from ..events import Draw, Penalty, Reshuffle
-from .errors import fail
+from .errors import fail, number_text
 from .fair import check_fair_reshuffle, reshuffle_due
 from .partial import take_partial
 from .state import HIDDEN, OUT, PLAY, State
@@ -102,7 +102,8 @@ def take(
         if count is not None and count != len(drawn):
             fail(
                 "wrong_draw_count",
-                f"{what.format(player)} lists {len(drawn)} cards but says count {count}",
+                f"{what.format(player)} lists {len(drawn)} cards but says count "
+                f"{number_text(count)}",
                 "FORMAT.md Events (draw)",
             )
         n = len(drawn)
@@ -121,7 +122,8 @@ def take(
         refill = s.rules.empty_stock == "reshuffle" and len(s.discard) > 1
         fail(
             "draw_not_from_stock_top",
-            f"{what.format(player)}: {n} cards drawn but the stock holds only {len(stock)}"
+            f"{what.format(player)}: {number_text(n)} cards drawn but the stock holds only "
+            f"{len(stock)}"
             + (
                 f"; draw the {len(stock)} left, then a reshuffle must be logged before drawing more"
                 if refill
@@ -249,6 +251,7 @@ def _check_count(ev: Reshuffle, under: list[Card]) -> None:
     if ev.count is not None and ev.count != len(under):
         fail(
             "bad_reshuffle",
-            f"reshuffle.count is {ev.count} but the discard pile but its top holds {len(under)}",
+            f"reshuffle.count is {number_text(ev.count)} but the discard pile but its top holds "
+            f"{len(under)}",
             "FORMAT.md Conventions (reshuffle)",
         )

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
+from ..events import has_lone_surrogate
 from .badline import BadLine
 
 FORMAT = "maumau-log/1"
@@ -41,6 +43,11 @@ _INT = re.compile(r"-?[0-9]+\Z")
 _UNKNOWN = re.compile(r"\?([0-9]*)\Z")
 _REASON = re.compile(r"[^()#\s]([^()]*[^()\s])?\Z")
 _SPECIAL_START = ('"', "{", "(", ")", "#", "@", "?")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_NOT_TEXT = (
+    "a lone surrogate is no character (the notation and the log are UTF-8 text): "
+    "a '\\ud800'-style escape without its pair, or a byte that is not UTF-8"
+)
 
 
 class NotationError(ValueError):
@@ -89,9 +96,13 @@ def tokenize(text: str, line: int) -> list[Tok]:
     """Split one line into tokens; a ``#`` at a token's start begins a comment.
 
     Raises:
-        NotationError: an unterminated string or parenthesis, bad JSON, text after the
-            trailing JSON object.
+        NotationError: an unterminated string or parenthesis, bad JSON (also a number of
+            more digits than Python reads, JSON nested too deeply), text after the trailing
+            JSON object, a lone surrogate (in the text, or from a JSON escape).
     """
+    bad = _SURROGATE.search(text)  # (an argument that is not UTF-8, e.g. for --try)
+    if bad is not None:
+        raise NotationError(line, bad.start() + 1, _NOT_TEXT)
     toks: list[Tok] = []
     i, n = 0, len(text)
     while i < n:
@@ -103,11 +114,8 @@ def tokenize(text: str, line: int) -> list[Tok]:
         if ch == "#":
             break
         if ch in '"{':
-            try:
-                value, end = _decoder.raw_decode(text, i)
-            except json.JSONDecodeError as exc:
-                what = "string" if ch == '"' else "JSON object"
-                raise NotationError(line, exc.colno, f"bad {what}: {exc.msg}") from None
+            what = "string" if ch == '"' else "JSON object"
+            value, end = decode_json(text, i, line, f"bad {what}: {{}}")
             if ch == "{":
                 rest = text[end:].strip()
                 if rest and not rest.startswith("#"):
@@ -136,6 +144,49 @@ def tokenize(text: str, line: int) -> list[Tok]:
         toks.append(Tok("at", word[1:], col) if ch == "@" else Tok("word", word, col))
         i = j
     return toks
+
+
+def decode_json(text: str, at: int, line: int, message: str) -> tuple[Any, int]:
+    """The JSON value that starts at ``text[at]`` and the index after it.
+
+    Args:
+        text: one line (or the part of it holding the value); at: where the value starts;
+        line: the line number; message: the error's words, ``{}`` standing for the reason.
+    Raises:
+        NotationError: not JSON (at the column the decoder names), or at the value's
+            column: a number of more digits than Python turns into an int (4,300 by
+            default: ``sys.get_int_max_str_digits``), nested too deeply to read, or
+            holding a lone surrogate (``"\\ud800"``).
+    """
+    try:
+        value, end = _decoder.raw_decode(text, at)
+    except json.JSONDecodeError as exc:
+        raise NotationError(line, exc.colno, message.format(exc.msg)) from None
+    except ValueError as exc:  # json's int conversion: "Exceeds the limit (4300 digits)"
+        raise NotationError(line, at + 1, message.format(_too_long(exc))) from None
+    except RecursionError:
+        raise NotationError(line, at + 1, message.format("nested too deeply to read")) from None
+    if has_lone_surrogate(value):
+        raise NotationError(line, at + 1, message.format(_NOT_TEXT))
+    return value, end
+
+
+def _too_long(exc: ValueError) -> str:
+    limit = sys.get_int_max_str_digits()
+    return f"a number of more than {limit:,} digits" if limit else str(exc)
+
+
+def whole_number(text: str, line: int, column: int, what: str) -> int:
+    """``int(text)`` for a token the grammar reads as a whole number.
+
+    Raises:
+        NotationError: at ``column``: ``text`` has more digits than Python turns into an
+            int (``sys.get_int_max_str_digits``, 4,300 by default).
+    """
+    try:
+        return int(text)
+    except ValueError as exc:
+        raise NotationError(line, column, f"{what}: {_too_long(exc)}") from None
 
 
 def _needs_quote(s: str, colon: bool = True) -> bool:

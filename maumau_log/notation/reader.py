@@ -11,7 +11,9 @@ from typing import Any
 from .lexer import (
     _HEADER_KEY,
     _INT,
+    _NOT_TEXT,
     _RAW,
+    _SURROGATE,
     _UNKNOWN,
     FORMAT,
     HEADER_TOKEN_KEYS,
@@ -21,8 +23,9 @@ from .lexer import (
     NotationError,
     Tok,
     _bad_line,
-    _decoder,
+    decode_json,
     tokenize,
+    whole_number,
 )
 
 # ---------------------------------------------------------------------------------------
@@ -72,7 +75,11 @@ class _Line:
             self.i += 1
             if not t.value:
                 raise self.err("'@' needs a time after it (ISO 8601 or milliseconds)", t)
-            ev["t"] = int(t.value) if _INT.match(t.value) else t.value
+            ev["t"] = (
+                whole_number(t.value, self.line, t.col + 1, "the time")
+                if _INT.match(t.value)
+                else t.value
+            )
             t = self.peek()
         if t is not None and t.kind == "json":
             self.i += 1
@@ -109,10 +116,10 @@ def _cards_or_unknown(ln: _Line, toks: list[Tok], key: str) -> dict[str, Any]:
         total = 0
         for t in unknown:
             digits = _UNKNOWN.match(t.value).group(1)  # type: ignore[union-attr]
-            total += int(digits) if digits else 1
+            total += whole_number(digits, ln.line, t.col + 1, "the count") if digits else 1
         return {"count": total}
     if len(toks) == 1 and toks[0].kind == "word" and _INT.match(toks[0].value):
-        return {"count": int(toks[0].value)}
+        return {"count": whole_number(toks[0].value, ln.line, toks[0].col, "the count")}
     for t in toks:
         if t.kind == "word" and _INT.match(t.value):
             raise ln.err(f"{t.value!r} is not a card (a count stands alone, e.g. '?2')", t)
@@ -127,7 +134,7 @@ def _pairs(ln: _Line) -> dict[str, int]:
         if n is None or n.kind != "word" or not _INT.match(n.value):
             raise ln.err(f"expected {p}'s points (a whole number)", n)
         ln.i += 1
-        got[p] = int(n.value)
+        got[p] = whole_number(n.value, ln.line, n.col, f"{p}'s points")
     return got
 
 
@@ -256,20 +263,18 @@ def _header_value(ln_no: int, key: str, text: str, col: int) -> Any:
             raise NotationError(ln_no, at, f"{key} is one word (quote it if it has spaces)")
         return str(toks[0].value)
     if key == "round":
+        at = col + len(text) - len(text.lstrip())
         if not _INT.match(text.strip()):
-            at = col + len(text) - len(text.lstrip())
             raise NotationError(ln_no, at, "round is a whole number")
-        return int(text.strip())
+        return whole_number(text.strip(), ln_no, at, "round")
     stripped = text.strip()
     if not stripped:
         raise NotationError(ln_no, col, f"expected a value for {key}")
+    lead = len(text) - len(text.lstrip())
     try:
-        value, end = _decoder.raw_decode(stripped)
-    except json.JSONDecodeError as exc:
-        raise NotationError(
-            ln_no, col + (len(text) - len(text.lstrip())) + exc.pos,
-            f"{key} takes a JSON value ({exc.msg})",
-        ) from None  # fmt: skip
+        value, end = decode_json(stripped, 0, ln_no, f"{key} takes a JSON value ({{}})")
+    except NotationError as exc:  # placed in the line (the column is the value's)
+        raise NotationError(ln_no, col + lead + exc.column - 1, exc.message) from None
     rest = stripped[end:].strip()
     if rest and not rest.startswith("#"):
         raise NotationError(ln_no, col + text.find(rest), f"unexpected text after {key}'s value")
@@ -328,6 +333,9 @@ class _Reader:
             self.deal, self.deal_done = None, False
 
     def line(self, n: int, text: str) -> Iterator[tuple[int, Item]]:
+        bad = _SURROGATE.search(text)  # (raw lines are not tokenized: checked here)
+        if bad is not None:
+            raise NotationError(n, bad.start() + 1, _NOT_TEXT)
         m = _HEADER_KEY.match(text)
         if m and self.header is not None:
             key = m.group(1)
@@ -443,8 +451,17 @@ def parse(text: str) -> Iterator[tuple[int, Item]]:
     yield from r.flush()
 
 
-def _dumps_event(ev: dict[str, Any]) -> bytes:
-    return json.dumps(ev, ensure_ascii=False, separators=(",", ":")).encode()
+def _dumps_event(ev: dict[str, Any], line: int) -> bytes:
+    """The event as one JSON line (UTF-8: the reader let no lone surrogate through).
+
+    Raises:
+        NotationError: the event is nested too deeply to write (its JSON was just deep
+            enough to read).
+    """
+    try:
+        return json.dumps(ev, ensure_ascii=False, separators=(",", ":")).encode()
+    except RecursionError:
+        raise NotationError(line, 1, "the event is nested too deeply to write") from None
 
 
 def from_notation(text: str) -> list[tuple[int, bytes]]:
@@ -459,7 +476,7 @@ def from_notation(text: str) -> list[tuple[int, bytes]]:
     for n, item in parse(text):
         if isinstance(item, NotationError):
             raise item
-        got.append((n, item.encode() if isinstance(item, str) else _dumps_event(item)))
+        got.append((n, item.encode() if isinstance(item, str) else _dumps_event(item, n)))
     return got
 
 
@@ -471,8 +488,17 @@ def located_lines(text: str) -> Iterator[tuple[int, bytes]]:
         ``(line, bytes)`` as :func:`maumau_log.logfile.iter_lines` does.
     """
     for n, item in parse(text):
+        if not isinstance(item, NotationError | str):
+            try:
+                yield n, _dumps_event(item, n)
+                continue
+            except NotationError as exc:
+                if item.get("type") == "game":  # the header's fault: the game's own
+                    exc = HeaderError(exc.line, exc.column, exc.message)
+                    exc.game_id = item.get("game_id")  # type: ignore[attr-defined]
+                item = exc
         if isinstance(item, NotationError):
             gid = getattr(item, "game_id", None)
             yield n, _bad_line(item, isinstance(item, HeaderError), gid)
             continue
-        yield n, item.encode() if isinstance(item, str) else _dumps_event(item)
+        yield n, item.encode()

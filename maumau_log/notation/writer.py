@@ -8,6 +8,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from ..events import has_lone_surrogate
 from .lexer import (
     _HEADER_ORDER,
     _INT,
@@ -219,21 +220,26 @@ def to_notation(lines: Iterable[bytes | str]) -> str:
                 raise NotationError(i, 1, "the line is not UTF-8 text") from None
         try:
             ev = json.loads(raw)
-        except (ValueError, RecursionError):
+        except (ValueError, RecursionError):  # (ValueError: also a 5,000-digit number)
             ev = None
-        if not isinstance(ev, dict):
+        # a lone surrogate ("\\ud800", which json reads) cannot be written as UTF-8 text:
+        # such a line, as any line that is no object, is kept as it is (raw)
+        if not isinstance(ev, dict) or has_lone_surrogate(ev):
             out.append("raw " + raw)
             continue
         written: list[str] | None = None
-        if ev.get("type") == "game":
-            written = _header_lines(ev)
-            if out:
-                out.append("")
-        elif ev.get("type") == "deal":
-            written = _deal_lines(ev)
-        else:
-            written = [_event_line(ev)]
-        if written is None:
-            written = ["json " + _dump(ev)]
+        try:
+            if ev.get("type") == "game":
+                written = _header_lines(ev)
+                if out:
+                    out.append("")
+            elif ev.get("type") == "deal":
+                written = _deal_lines(ev)
+            else:
+                written = [_event_line(ev)]
+            if written is None:
+                written = ["json " + _dump(ev)]
+        except RecursionError:  # nested just deep enough for json to read it
+            written = ["raw " + raw]
         out.extend(written)
     return "\n".join(out) + "\n"

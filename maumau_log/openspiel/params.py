@@ -131,7 +131,13 @@ def _parse(text: str) -> GameParams:
         else:
             if not re.fullmatch(r"-?\d+", raw):
                 raise OpenSpielImportError(f"parameter {key} must be an integer, not {raw!r}")
-            values[key] = int(raw)
+            try:
+                values[key] = int(raw)
+            except ValueError:  # more digits than Python turns into an int (4,300)
+                raise OpenSpielImportError(
+                    f"parameter {key} = {raw[:12]}... ({len(raw.lstrip('-'))} digits) is out "
+                    "of range"
+                ) from None
     params = GameParams(**values)
     if not 2 <= params.players <= MAX_PLAYERS:
         raise OpenSpielImportError(

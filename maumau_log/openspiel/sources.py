@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -133,6 +134,13 @@ def _read_json_lines(name: str, lines: list[str]) -> Iterator[SourceGame | OpenS
             except json.JSONDecodeError as exc:
                 yield OpenSpielImportError(f"not valid JSON: {exc.msg}", name, i, number)
                 continue
+            except ValueError:  # json's int(): a number of more digits than Python reads
+                yield OpenSpielImportError(
+                    f"not valid JSON: a number of more than {sys.get_int_max_str_digits():,} "
+                    "digits",
+                    name, i, number,
+                )  # fmt: skip
+                continue
             except RecursionError:
                 yield OpenSpielImportError("not valid JSON: nested too deeply", name, i, number)
                 continue
@@ -217,6 +225,14 @@ def _read_serialized(name: str, lines: list[str]) -> Iterator[SourceGame | OpenS
                 name, i, number, len(cur.history),
             )  # fmt: skip
             continue
-        cur.history.append(int(s))
+        try:
+            action = int(s)
+        except ValueError:  # more digits than Python turns into an int (4,300)
+            bad = OpenSpielImportError(
+                f"[State] line {s[:12]}... ({len(s.lstrip('-'))} digits) is not an action id",
+                name, i, number, len(cur.history),
+            )  # fmt: skip
+            continue
+        cur.history.append(action)
         cur.lines.append(i)
     yield from close()
