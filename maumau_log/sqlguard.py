@@ -437,12 +437,22 @@ def check_query(sql: str, tables: Iterable[str]) -> str:
             :data:`MAX_TREE_DEPTH` (a :class:`BadQuery`).
         QueryRefused: a table function, a quoted path or a qualified name (something that
             could read outside the dataset), or a form that cannot be written back safely.
-        BadQuery: not exactly one query statement, SQL that cannot be parsed, a statement
-            that writes, query parameters, or a table name that is neither one of ``tables``
-            nor a CTE of the query.
+        BadQuery: not exactly one query statement, SQL that cannot be parsed (also when
+            sqlglot itself fails on it), a statement that writes, query parameters, or a
+            table name that is neither one of ``tables`` nor a CTE of the query.
     """
     allowed = {t.lower() for t in tables}
-    return _on_fresh_stack(lambda: _checked_sql(sql, allowed))
+    try:
+        return _on_fresh_stack(lambda: _checked_sql(sql, allowed))
+    except QueryRefused:
+        raise
+    except RecursionError:
+        raise _too_deep(f"the checker ran out of stack (at most {MAX_NESTING} levels)") from None
+    except Exception as exc:  # a fault inside sqlglot on odd input: refuse, never guess
+        raise BadQuery(
+            f"cannot check the query, so it is not run: the SQL parser failed "
+            f"({type(exc).__name__}: {str(exc)[:120]})"
+        ) from exc
 
 
 _SCAN_LINE = re.compile(r"^[ \t]*(\S+ SCAN \[.*)$", re.MULTILINE)

@@ -349,3 +349,18 @@ def test_run_query_is_the_lazy_checked_query(dataset: Path) -> None:
         run_query(scan_all(dataset), "SELECT " + "(" * 40 + "1" + ")" * 40)
     with pytest.raises(BadQuery, match="'nope' is not a table of the dataset"):
         run_query(scan_all(dataset), "select * from nope")
+
+
+def test_a_fault_inside_the_parser_refuses_the_query(
+    dataset: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(sql: str, allowed: set[str]) -> str:
+        raise TypeError("unhashable type: 'list'")
+
+    monkeypatch.setattr(sqlguard, "_checked_sql", broken)
+    res = runner.invoke(app, ["query", str(dataset), "select 1"])
+    assert res.exit_code == 2, res.output
+    assert res.output == (
+        "error: bad query: cannot check the query, so it is not run: the SQL parser failed "
+        "(TypeError: unhashable type: 'list')\n"
+    )
