@@ -354,14 +354,10 @@ def query_cmd(
     matches."""
     if fmt not in ("table", "csv", "json"):
         raise typer.BadParameter("must be table, csv or json", param_hint="--format")
-    from ..sqlguard import BadQuery, QueryRefused, check_query  # sqlglot: only for query
+    from ..sqlguard import BadQuery, QueryRefused, run_query  # sqlglot: only for query
 
     try:
-        frames = scan_all(dataset)
-        check_query(sql, frames)
-        ctx = pl.SQLContext(frames=frames, eager=False)
-        lf = ctx.execute(sql, eager=False)
-        df = lf.collect()
+        df = run_query(scan_all(dataset), sql).collect()
     except BadQuery as exc:
         fail(f"bad query: {exc}")
     except QueryRefused as exc:
