@@ -178,6 +178,7 @@ def ingest(
     summary = IngestSummary(dataset=str(dataset), files=len(files))
     # ``known``: on disk, so memory stays flat in the games stored and read (issue 11)
     with DatasetWriter(dataset) as writer, KnownGames() as known:
+        writer.check(writer.manifest.files["games"])  # what decides duplicates: as recorded
         known.load(dataset)
         ingested_at = datetime.now(UTC)
         # workers on this machine write the events tables into the staging folder
