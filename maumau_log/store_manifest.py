@@ -234,7 +234,9 @@ def _scan_files(root: Path, table: str, files: list[str]) -> pl.LazyFrame:
     return scan_paths(table, [root / f for f in files])
 
 
-def checked_scan(root: Path, table: str, manifest: Manifest) -> pl.LazyFrame:
+def checked_scan(
+    root: Path, table: str, manifest: Manifest, part: tuple[str, str] | None = None
+) -> pl.LazyFrame:
     """A table's scan that checks the table's files before Polars reads them.
 
     Polars does not verify Parquet page checksums, so the scan is preceded by a gate: an
@@ -250,6 +252,8 @@ def checked_scan(root: Path, table: str, manifest: Manifest) -> pl.LazyFrame:
         root: the dataset folder.
         table: the table.
         manifest: the dataset's manifest (checked by :func:`check_files`).
+        part: only the files of this ``(ruleset, date)`` partition (checked and read),
+            e.g. the rows of one game: its partition is known from its ``games`` row.
     Returns:
         The table as :func:`scan_paths` gives it.
     Raises:
@@ -257,6 +261,9 @@ def checked_scan(root: Path, table: str, manifest: Manifest) -> pl.LazyFrame:
             exception itself, from ``collect``).
     """
     files = manifest.files[table]
+    if part is not None:
+        folder = f"{table}/ruleset={part[0]}/date={part[1]}/"
+        files = [f for f in files if f.startswith(folder)]
     native = _scan_files(root, table, files)
     if not any("sha256" in manifest.file_info.get(f, {}) for f in files):
         return native  # nothing recorded to compare with (an older dataset, or no files)

@@ -25,7 +25,10 @@ Two kinds of check:
    - ``matches``: every ``match_id`` of ``games`` has one ``matches`` row and every row
      has its rounds (``rounds`` = the games stored with that id).
 
-Every problem names the file or the game it is about. Nothing is repaired.
+Every problem names the file or the game it is about. Nothing is repaired. A dataset that
+cannot be checked safely is refused (exit 2) as every command refuses it: a manifest entry
+that is not a plain path of its table, or a symbolic link inside the dataset
+(:mod:`maumau_log.store_paths`).
 """
 
 from __future__ import annotations
