@@ -83,11 +83,13 @@ def test_compact_refuses_a_changed_bit_and_verify_still_reports_it(many: Path) -
 
 def test_changed_bit_in_results_is_an_error_for_stats_and_query(many: Path) -> None:
     path = many / store.read_manifest(many).files["results"][0]
+    gid = pq.read_table(path, columns=["game_id"]).column(0)[0].as_py()
     _flip(path, path.stat().st_size // 2, 3)
     for args in (
         ["stats", str(many)],
         ["stats", str(many), "--format", "json", "--include-invalid"],
         ["query", str(many), "select player, sum(cards_left) from results group by player"],
+        ["game", str(many), gid],
     ):
         res = runner.invoke(app, args)
         assert res.exit_code == 2, (args, res.output)
