@@ -29,7 +29,8 @@ from .engine import Engine, RuleViolation
 from .events import Abandon, Deal, Draw, Game, Penalty, decode_event
 from .matches import RoundContext
 from .rules import Ruleset, RulesetError, resolve, variant_label
-from .store import UNKNOWN, read_manifest, scan_all
+from .store import UNKNOWN, check_files, scan_all
+from .store_integrity import check_sums
 
 # ---------------------------------------------------------------------------------------
 # Collecting what the tests need (one replay of every valid game)
@@ -266,15 +267,17 @@ def stream(
     Yields:
         ``(games row index, facts)`` of every valid game that replays, in file order.
     Raises:
-        DatasetError: see :func:`~maumau_log.store.read_manifest`.
+        DatasetError: see :func:`~maumau_log.store.read_manifest`; an ``events`` file
+            that differs from its recorded size or SHA-256 (checked before any is read).
     """
     root = Path(dataset)
-    manifest = read_manifest(root)
+    manifest = check_files(root, tables=("events",))
+    check_sums(root, manifest.file_info, manifest.files["events"])
     for rel in manifest.files["events"]:
         gid: str | None = None
         idx: list[int] = []
         raws: list[str] = []
-        pf = pq.ParquetFile(root / rel)
+        pf = pq.ParquetFile(root / rel, page_checksum_verification=True)
         for batch in pf.iter_batches(
             batch_size=batch_rows, columns=["game_id", "event_index", "raw"]
         ):

@@ -42,6 +42,7 @@ from .events import (
 )
 from .matches import add_scores
 from .replay import GameReport
+from .replay_checks import number_text
 from .rules import Ruleset
 from .shard import orphan_key
 from .store import (
@@ -49,6 +50,11 @@ from .store import (
     DatasetWriter,
     partition_value,
 )
+from .store_layout import INT_MAX
+from .violations import Violation
+
+_I32 = INT_MAX["i32"]
+_I64 = INT_MAX["i64"]
 
 BATCH_EVENTS = 400_000
 """Buffered events that trigger writing a row group (bounds the memory of an ingest)."""
@@ -285,10 +291,19 @@ class RecordCollector:
         self._facts.event(e, index, event, t, player, sizes)
 
     def end_game(self, report: GameReport) -> None:
-        """Add the game's rows, or drop its events when it is a duplicate or a conflict."""
+        """Add the game's rows, or drop its events when it is a duplicate or a conflict.
+
+        A value too large for its column (:meth:`_too_large`) makes the game invalid from
+        the event that produced it (a ``schema_error``, set on ``report``): its events
+        from there on are not stored and the counts that do not fit are null; the other
+        games are stored as usual.
+        """
         buf = self._buf
         start = self._start
         gid = report.game_id if report.game_id is not None else orphan_key(report)
+        big = self._too_large(report)
+        if big is not None:
+            self._reject(report, gid, *big)
         h = content_hash(buf.ev.raw[start:], report.violation, report.events)
         report.extra["content_hash"] = h
         seen = self.known.get(gid)
@@ -311,7 +326,10 @@ class RecordCollector:
         g = buf.games
         g["game_id"].append(gid)
         g["match_id"].append(header.match_id if header else None)
-        g["round"].append(header.round if header else None)
+        rnd = header.round if header else None
+        if rnd is not None and not 1 <= rnd <= _I32:
+            rnd = None  # the header's schema_error (replay_checks.header_problem)
+        g["round"].append(rnd)
         g["header_ruleset"].append(header.ruleset if header else None)
         g["options"].append(info.options if info else None)
         g["options_hash"].append(info.options_hash if info else None)
@@ -339,7 +357,6 @@ class RecordCollector:
             winner = report.winner
             scores = e.scores if info.scored and v is None else None
             points = info.points
-            rnd = header.round if header else None
             if mid is not None and rnd is None and e.match is not None:
                 rnd = e.match.round
             after = self._running_totals(mid, rnd, scores, e.match_over)
@@ -357,7 +374,7 @@ class RecordCollector:
                 r["points_left"].append(sum(points[x] for x in hand) if known else None)
                 r["round_score"].append(scores[p] if scores is not None else None)
                 for col, slot in _RESULT_COUNTERS:
-                    r[col].append(c[slot])
+                    r[col].append(c[slot] if big is None else None)
                 r["calls_missed"].append(e.call_faults[p])
                 r["turns"].append(turns.get(p, 0))
                 r["skipped"].append(skipped.get(p, 0))
@@ -380,12 +397,72 @@ class RecordCollector:
         if self.writer is not None and self.pending_events() >= self.batch_events:
             self.flush()
 
+    def _too_large(self, report: GameReport) -> tuple[int, str] | None:
+        """The first value of this game that does not fit its column, as (event index,
+        what), or None (:data:`maumau_log.store_layout.COLUMNS`: the widths).
+
+        Checked: the round's scores (64-bit; ``wild_finish_multiplier`` and card points,
+        each up to 2,147,483,647, multiply beyond), located at the ``round_end``; the
+        per-player card and event counts (32-bit), located at the last stored event.
+        """
+        e = report.engine
+        if e is None:
+            return None
+        stored = len(self._ev) - self._start
+        scores = e.scores
+        if scores and report.violation is None:
+            for p, x in scores.items():
+                if not -_I64 - 1 <= x <= _I64:
+                    at = self._last_of("round_end", stored)
+                    return at, (
+                        f"{p}'s round score {number_text(x)} does not fit the dataset's 64-bit "
+                        "column"
+                    )
+        for p, c in self._ctr.items():
+            if max(c) > _I32:
+                return stored - 1, (
+                    f"{p}'s counts of cards or events reach {number_text(max(c))}, beyond the "
+                    "dataset's 32-bit columns"
+                )
+        return None
+
+    def _last_of(self, kind: str, stored: int) -> int:
+        """The index of this game's last stored event of type ``kind`` (else the last)."""
+        ev = self._ev
+        code = self.intern.get(kind)
+        for i in range(stored - 1, 0, -1):
+            if ev.type[self._start + i] == code:
+                return i
+        return stored - 1
+
+    def _reject(self, report: GameReport, gid: str, at: int, what: str) -> None:
+        """Make the game invalid at stored event ``at`` (a ``schema_error``: a value too
+        large for its column) unless it already is at or before it; drop its events from
+        there on."""
+        v = report.violation
+        if v is not None and v.event_index is not None and v.event_index <= at:
+            return
+        ev = self._ev
+        row = self._start + at
+        report.violation = Violation(
+            file=report.file,
+            line=ev.line[row],
+            game_id=gid,
+            event_index=at,
+            player=None,
+            code="schema_error",
+            rule="README (Dataset: integer columns)",
+            message=f"{what}; the game is stored as invalid from this event",
+        )
+        report.violation_raw = ev.raw[row]
+        ev.truncate(row)
+
     def _running_totals(
         self, mid: str | None, rnd: int | None, scores: Mapping[str, int] | None, over: bool
     ) -> dict[str, int] | None:
         """Running totals after this round, where the rounds before it were all seen in
         this ingest, valid and scored; else None (:func:`update_matches` then fills them
-        from the stored rounds, by the same rule)."""
+        from the stored rounds, by the same rule; a total beyond 64 bits is None too)."""
         if mid is None:
             return None
         expected, totals = self._runs.get(mid, (1, {}))
@@ -395,6 +472,9 @@ class RecordCollector:
             self._runs[mid] = (expected + 1, None)
             return None
         after = add_scores(totals, scores)
+        if not all(-_I64 - 1 <= x <= _I64 for x in after.values()):
+            self._runs[mid] = (expected + 1, None)
+            return None
         self._runs[mid] = (expected + 1, None if over else after)
         return after
 

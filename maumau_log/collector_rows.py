@@ -146,9 +146,9 @@ class _Intern(dict[str | None, int]):
         return code
 
     def decode(self, codes: array) -> pa.Array:
-        """Codes (``array('h')``, -1 for null) to a string array."""
-        idx = pa.Array.from_buffers(pa.int16(), len(codes), [None, pa.py_buffer(codes)])
-        idx = pc.if_else(pc.less(idx, 0), pa.scalar(None, pa.int16()), idx)
+        """Codes (``array('i')``, -1 for null) to a string array."""
+        idx = pa.Array.from_buffers(pa.int32(), len(codes), [None, pa.py_buffer(codes)])
+        idx = pc.if_else(pc.less(idx, 0), pa.scalar(None, pa.int32()), idx)
         return pa.DictionaryArray.from_arrays(idx, pa.array(self.strings, pa.string())).cast(
             pa.string()
         )
@@ -159,35 +159,81 @@ def _ints(values: array, typ: pa.DataType) -> pa.Array:
 
 
 def _offsets(lengths: array) -> pa.Array:
-    """Offsets (int32, one more than ``lengths``) from lengths."""
+    """Offsets (int32, one more than ``lengths``) from lengths (their sum below 2 GiB)."""
     arr = _ints(lengths, pa.int32())
     return pa.concat_arrays([pa.array([0], pa.int32()), pc.cumulative_sum(arr)])
 
 
+STRING_CHUNK = 2**31 - 1
+"""The most bytes one Arrow string array holds (32-bit offsets)."""
+
+
+def _strings(raws: list[bytes], lengths: array, data: bytes | None = None) -> pa.Array:
+    """One string array of ``raws`` (``data``: their bytes joined, when already made)."""
+    data = b"".join(raws) if data is None else data
+    return pa.StringArray.from_buffers(
+        len(raws), _offsets(lengths).buffers()[1], pa.py_buffer(data)
+    )
+
+
+def raw_column(raws: list[bytes], lengths: array, chunk: int = STRING_CHUNK) -> pa.ChunkedArray:
+    """The ``raw`` strings as Arrow arrays of at most ``chunk`` bytes each.
+
+    One array when the lines fit (the usual case); a shard of long lines (a compressed log
+    is one shard; a line may hold 64 MiB) is split, since one string array's 32-bit offsets
+    cannot pass 2 GiB (they would wrap around and garble the rows).
+
+    Args:
+        raws: the lines, UTF-8 bytes.
+        lengths: their lengths (``array('i')``), each at most ``chunk``.
+        chunk: the most bytes of one array.
+    Returns:
+        A chunked string array of ``len(raws)`` rows.
+    """
+    data = b"".join(raws)
+    if len(data) <= chunk:
+        return pa.chunked_array([_strings(raws, lengths, data)], pa.string())
+    del data
+    parts = []
+    first = size = 0
+    for i, n in enumerate(lengths):
+        if size + n > chunk and i > first:
+            parts.append(_strings(raws[first:i], lengths[first:i]))
+            first, size = i, 0
+        size += n
+    parts.append(_strings(raws[first:], lengths[first:]))
+    return pa.chunked_array(parts, pa.string())
+
+
 class _EventColumns:
-    """The events table as typed arrays: a few appends per event, cheap to convert."""
+    """The events table as typed arrays: a few appends per event, cheap to convert.
+
+    Codes of interned strings are 32-bit (a shard may name more than 32,767 players: one
+    header of 40,000 did), line numbers and pending draws 64-bit, hand sizes and pending
+    skips 32-bit, as the columns are (:data:`maumau_log.store_layout.COLUMNS`).
+    """
 
     def __init__(self, intern: _Intern) -> None:
         self.intern = intern
         self.game_ids: list[str] = []  # one per game
         self.game_counts = array("i")  # events per game
         self.index = array("i")
-        self.line = array("i")
-        self.type = array("h")
-        self.player = array("h")
-        self.cards = array("h")  # card codes, flattened
+        self.line = array("q")
+        self.type = array("i")
+        self.player = array("i")
+        self.cards = array("i")  # card codes, flattened
         self.cards_end = array("i")  # end offset of each event's cards
         self.cards_null = array("b")  # 1 where the event has no cards
-        self.suit = array("h")
-        self.reason = array("h")
-        self.top = array("h")
-        self.suit_to_follow = array("h")
-        self.pending_draw = array("h")
-        self.pending_skip = array("b")
+        self.suit = array("i")
+        self.reason = array("i")
+        self.top = array("i")
+        self.suit_to_follow = array("i")
+        self.pending_draw = array("q")
+        self.pending_skip = array("i")
         self.direction = array("b")
-        self.hand_sizes = array("h")  # flattened; n_players per event
+        self.hand_sizes = array("i")  # flattened; n_players per event
         self.hands_end = array("i")
-        self.turn = array("h")
+        self.turn = array("i")
         self.raw: list[bytes] = []
         self.raw_len = array("i")
         # bound appends for the per-event path (the arrays are never replaced)
@@ -218,7 +264,6 @@ class _EventColumns:
         del self.hand_sizes[hands_at:]
 
     def table(self) -> pa.Table:
-        n = len(self)
         intern = self.intern
         game_no = array("i")
         for g, count in enumerate(self.game_counts):
@@ -233,16 +278,14 @@ class _EventColumns:
         )
         hand_sizes = pa.ListArray.from_arrays(
             pa.concat_arrays([pa.array([0], pa.int32()), _ints(self.hands_end, pa.int32())]),
-            _ints(self.hand_sizes, pa.int16()),
+            _ints(self.hand_sizes, pa.int32()),
         )
-        raw = pa.StringArray.from_buffers(
-            n, _offsets(self.raw_len).buffers()[1], pa.py_buffer(b"".join(self.raw))
-        )
+        raw = raw_column(self.raw, self.raw_len)
         return pa.Table.from_arrays(
             [
                 game_id,
                 _ints(self.index, pa.int32()),
-                _ints(self.line, pa.int32()),
+                _ints(self.line, pa.int64()),
                 intern.decode(self.type),
                 intern.decode(self.player),
                 cards,
@@ -250,8 +293,8 @@ class _EventColumns:
                 intern.decode(self.reason),
                 intern.decode(self.top),
                 intern.decode(self.suit_to_follow),
-                _ints(self.pending_draw, pa.int16()),
-                _ints(self.pending_skip, pa.int8()),
+                _ints(self.pending_draw, pa.int64()),
+                _ints(self.pending_skip, pa.int32()),
                 _ints(self.direction, pa.int8()),
                 hand_sizes,
                 intern.decode(self.turn),

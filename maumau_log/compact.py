@@ -10,7 +10,13 @@ leaves the dataset as it was).
 
 Rows keep their order: the files are concatenated in manifest order, so the events of a
 game stay together and in order, and every query gives the same answer before and after.
-Files written by an older version are read with the current schema (missing columns null).
+Files written by an older version are read with the current schema (missing columns null,
+narrower integers widened) and rewritten with page checksums.
+
+Every file merged is checked against its recorded size and SHA-256 before it is read
+(:meth:`~maumau_log.store.DatasetWriter.read`): a changed file stops the compaction (exit
+2, naming it) and nothing is published, so a changed bit is never rewritten under a fresh
+checksum.
 """
 
 from __future__ import annotations
@@ -102,7 +108,8 @@ def compact(dataset: str | os.PathLike[str], target_bytes: int = TARGET_BYTES) -
     Returns:
         The :class:`CompactSummary` (nothing is published when there is nothing to merge).
     Raises:
-        DatasetError: not a usable dataset, or another ingest or compaction holds its lock.
+        DatasetError: not a usable dataset, another ingest or compaction holds its lock,
+            or a file to merge differs from its recorded size or SHA-256.
     """
     root = Path(dataset)
     manifest = read_manifest(root)  # a missing or foreign folder fails here, not created
@@ -138,7 +145,7 @@ def _merge(
     rows = 0
     with pq.ParquetWriter(path, SCHEMAS[name], **writer_options(name)) as out:
         for rel in run:
-            table = _as_current(pq.read_table(root / rel, partitioning=None), name)
+            table = _as_current(writer.read(rel), name)  # checked against the manifest
             out.write_table(table)
             rows += table.num_rows
     for rel in run:

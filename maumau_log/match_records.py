@@ -11,12 +11,12 @@ import json
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from .matches import MatchState, add_scores, is_over, match_winner
 from .rules import Ruleset, RulesetError, resolve
@@ -122,7 +122,7 @@ def match_rows(
             if is_over(rules, running, expected, len(left)):
                 over_at = expected
                 winner = match_winner(rules, players, running, won, left)
-            after[r.game_id] = dict(running) if scored else None
+            after[r.game_id] = dict(running) if scored and _fit(running.values()) else None
         else:
             known = False
             after[r.game_id] = None
@@ -142,7 +142,10 @@ def match_rows(
         "players": players,
         "rounds": len(order),
         "valid_rounds": valid_rounds,
-        "totals": [{"player": p, "total": sums.get(p, 0)} for p in players],
+        "totals": [
+            {"player": p, "total": sums.get(p, 0) if _fit([sums.get(p, 0)]) else None}
+            for p in players
+        ],
         "over": over_at is not None,
         "ended": bool(ends),
         "valid": bool(proper),
@@ -150,6 +153,12 @@ def match_rows(
         "draw": (winner is None) if over_at is not None else None,
     }
     return row, after
+
+
+def _fit(totals: Any) -> bool:
+    """Whether every total fits the 64-bit columns (``total_after``, ``matches.totals``);
+    a sum beyond is stored as null (not known), not as a wrapped number."""
+    return all(-(2**63) <= t <= 2**63 - 1 for t in totals)
 
 
 def _claims_hold(end: dict[str, Any] | None, totals: Mapping[str, int], winner: str | None) -> bool:
@@ -173,14 +182,27 @@ _ROUND_RESULT_COLUMNS = (
 )  # fmt: skip
 
 
+def _partition(rel: str) -> str:
+    """``ruleset=R/date=D`` of a file ``<table>/ruleset=R/date=D/<name>``."""
+    return "/".join(rel.split("/")[1:3])
+
+
 def _read_rounds(
     writer: DatasetWriter, match_ids: set[str]
 ) -> tuple[pl.DataFrame, pl.DataFrame, dict[str, dict[str, Any]]]:
     """The stored rounds of some matches: games rows, results rows (with ``_file``, the
-    file each comes from) and each round's accepted ``match_end``."""
+    file each comes from) and each round's accepted ``match_end``.
+
+    What these rows decide is written back (results running totals, matches rows), so
+    every published file read is first checked against its recorded SHA-256
+    (:meth:`DatasetWriter.check`); ``results`` and ``events`` only in the partitions of
+    the matches' rounds.
+    """
     ids = sorted(match_ids)
+    games_files = writer.files("games")
+    writer.check([rel for rel, _ in games_files])
     games = (
-        scan_paths("games", [p for _, p in writer.files("games")])
+        scan_paths("games", [p for _, p in games_files])
         .filter(pl.col("match_id").is_in(ids))
         .select(_ROUND_GAME_COLUMNS)
         .collect()
@@ -188,19 +210,23 @@ def _read_rounds(
     if games.height == 0:
         return games, pl.DataFrame(), {}
     gids = games["game_id"].to_list()
-    parts = (
-        pl.col("ruleset").is_in(games["ruleset"].unique().to_list())
-        & pl.col("date").is_in(games["date"].unique().to_list())
-        & pl.col("game_id").is_in(gids)
-    )
+    folders = {f"ruleset={r}/date={d}" for r, d in games.select("ruleset", "date").iter_rows()}
+
+    def in_parts(table: str) -> list[Path]:
+        """The table's files in the rounds' partitions, checked."""
+        files = [(rel, p) for rel, p in writer.files(table) if _partition(rel) in folders]
+        writer.check([rel for rel, _ in files])
+        return [p for _, p in files]
+
+    parts = pl.col("game_id").is_in(gids)
     results = (
-        scan_paths("results", [p for _, p in writer.files("results")], include_file_paths="_file")
+        scan_paths("results", in_parts("results"), include_file_paths="_file")
         .filter(parts)
         .select(_ROUND_RESULT_COLUMNS)
         .collect()
     )
     ends = (
-        scan_paths("events", [p for _, p in writer.files("events")])
+        scan_paths("events", in_parts("events"))
         .filter(parts & (pl.col("type") == "match_end"))
         .select("game_id", "raw")
         .collect()
@@ -295,7 +321,7 @@ def _fix_results(
             "player": pl.String,
             "_mid": pl.String,
             "_round": pl.Int32,
-            "_total": pl.Int32,
+            "_total": pl.Int64,
         },
         orient="row",
     )
@@ -310,7 +336,7 @@ def _fix_results(
     where = {str(path): rel for rel, path in writer.files("results")}
     for file in differs["_file"].unique().sort().to_list():
         rel = where[file]
-        df = pl.from_arrow(pq.ParquetFile(file).read())
+        df = pl.from_arrow(writer.read(rel))  # a published file: checked, then read
         assert isinstance(df, pl.DataFrame)
         for name, dtype in polars_schema("results").items():
             if name not in df.columns:
@@ -330,6 +356,7 @@ def _replace_matches(writer: DatasetWriter, ids: set[str], rows: list[dict[str, 
     """Drop the old ``matches`` rows of ``ids`` and write ``rows`` in their place."""
     files = writer.files("matches")
     if files:
+        writer.check([rel for rel, _ in files])
         old = (
             scan_paths("matches", [p for _, p in files], include_file_paths="_file")
             .filter(pl.col("match_id").is_in(sorted(ids)))
@@ -339,7 +366,7 @@ def _replace_matches(writer: DatasetWriter, ids: set[str], rows: list[dict[str, 
         )
         where = {str(path): rel for rel, path in files}
         for file in sorted(old["_file"].to_list()):
-            table = pq.ParquetFile(file).read()
+            table = writer.read(where[file])
             keep = pc.invert(pc.is_in(table.column("match_id"), pa.array(sorted(ids))))
             writer.replace("matches", where[file], table.filter(keep))
     by_part: dict[tuple[str, str], list[dict[str, Any]]] = {}

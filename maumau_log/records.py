@@ -55,9 +55,11 @@ from .store import (
     UNKNOWN,
     DatasetError,
     DatasetWriter,
+    check_files,
     scan_all,
     write_error,
 )
+from .store_manifest import checked_scan
 from .violations import Violation
 
 # ---------------------------------------------------------------------------------------
@@ -178,6 +180,7 @@ def ingest(
     summary = IngestSummary(dataset=str(dataset), files=len(files))
     # ``known``: on disk, so memory stays flat in the games stored and read (issue 11)
     with DatasetWriter(dataset) as writer, KnownGames() as known:
+        writer.check(writer.manifest.files["games"])  # what decides duplicates: as recorded
         known.load(dataset)
         ingested_at = datetime.now(UTC)
         # workers on this machine write the events tables into the staging folder
@@ -398,13 +401,16 @@ def load_game(dataset: str | Path, game_id: str, at: int | None = None) -> Store
         DatasetError: no such dataset or game, or ``at`` neither a stored event nor the
             violating one (the message says which events there are).
     """
-    tables = scan_all(dataset)
-    games = tables["games"].filter(pl.col("game_id") == game_id).collect()
+    root = Path(dataset)
+    manifest = check_files(root)
+    games = checked_scan(root, "games", manifest).filter(pl.col("game_id") == game_id).collect()
     if games.height == 0:
         raise DatasetError(f"no game {game_id!r} in {dataset}")
     game = games.row(0, named=True)
-    part = (pl.col("ruleset") == game["ruleset"]) & (pl.col("date") == game["date"])
-    mine = part & (pl.col("game_id") == game_id)
+    # only the game's partition is read (and checked against its checksums)
+    part = (game["ruleset"], game["date"])
+    tables = {t: checked_scan(root, t, manifest, part) for t in ("results", "violations", "events")}
+    mine = pl.col("game_id") == game_id
     results = tables["results"].filter(mine).sort("seat").drop("ruleset", "date").collect()
     violations = tables["violations"].filter(mine).drop("ruleset", "date").collect()
     events = tables["events"].filter(mine).sort("event_index").drop("date").collect()

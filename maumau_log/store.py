@@ -20,6 +20,12 @@ Crash safety: an ingest writes its files into ``.tmp-<id>/``, moves them into pl
 Readers read only the files the manifest lists, so until the manifest is replaced the
 dataset is exactly what it was; files a crash left behind unlisted are deleted by the next
 ingest.
+
+A dataset folder is untrusted input (:mod:`maumau_log.store_paths`): the manifest's
+entries must be plain paths of their table, no symbolic link inside the dataset is
+followed, and deletions stay inside it. Every file's size and SHA-256 are in the manifest
+and checked before a read gives an answer or a rewrite uses it; files carry Parquet page
+checksums (:mod:`maumau_log.store_integrity`).
 """
 
 import os  # noqa: F401  (tests patch store.os)

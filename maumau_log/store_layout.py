@@ -19,12 +19,23 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import polars as pl
 
-DATASET_VERSION = 1
+DATASET_VERSION = 2
 """Version of the table layout; stored in the manifest and in every file's metadata.
 
 Additions keep the version: issue 6 added the ``matches`` table and the ``results`` columns
 ``match_id``, ``round`` and ``total_after``; a dataset written before reads as it is (the
-missing columns read as null, the missing table as empty)."""
+missing columns read as null, the missing table as empty).
+
+Version 2 widened integer columns so that every value a valid log can produce fits (see
+:data:`COLUMNS`): a header may name more than 127 players, a long game counts more than
+32,767 calls or turns, options allow card points and draw counts up to 2,147,483,647 (so
+scores and pending draws beyond 32 bits), a file may hold more than 2^31 lines. Files of
+version 1 keep their narrower types and read as the wider ones (the readers upcast; an
+older maumau-log refuses a version 2 dataset with "upgrade maumau-log" rather than
+misreading it)."""
+
+INT_MAX: dict[str, int] = {"i8": 2**7 - 1, "i16": 2**15 - 1, "i32": 2**31 - 1, "i64": 2**63 - 1}
+"""The largest value of each integer type code (the smallest is ``-INT_MAX - 1``)."""
 
 MANIFEST = "maumau-dataset.json"
 """The manifest's file name inside a dataset folder."""
@@ -59,12 +70,12 @@ AUDIT_POWERS: tuple[str, ...] = (
 """The card powers whose cards in each first hand ``audit_seats`` counts (RULES.md, card
 powers; the ``deal`` test's powers)."""
 
-MATCH_TOTAL_FIELDS: tuple[tuple[str, str], ...] = (("player", "str"), ("total", "i32"))
+MATCH_TOTAL_FIELDS: tuple[tuple[str, str], ...] = (("player", "str"), ("total", "i64"))
 """The fields of one ``matches.totals`` entry."""
 
 Columns = tuple[tuple[str, str], ...]
 
-COLUMNS: dict[str, Columns] = {
+COLUMNS: dict[str, Columns] = {  # widths: see the comment after this table
     "games": (
         ("game_id", "str"),
         ("match_id", "str"),
@@ -73,7 +84,7 @@ COLUMNS: dict[str, Columns] = {
         ("options", "str"),
         ("options_hash", "str"),
         ("players", "list:str"),
-        ("n_players", "i8"),
+        ("n_players", "i32"),
         ("dealer", "str"),
         ("started_at", "str"),
         ("events", "i32"),
@@ -82,43 +93,43 @@ COLUMNS: dict[str, Columns] = {
         ("violation_index", "i32"),
         ("winner", "str"),
         ("source_file", "str"),
-        ("source_line", "i32"),
+        ("source_line", "i64"),
         ("content_hash", "i64"),
         ("ingested_at", "ts"),
     ),
     "results": (
         ("game_id", "str"),
         ("player", "str"),
-        ("seat", "i8"),
+        ("seat", "i32"),
         ("valid", "bool"),
         ("won", "bool"),
-        ("cards_left", "i16"),
-        ("points_left", "i32"),
-        ("round_score", "i32"),
-        ("cards_played", "i16"),
-        *((f"drawn_{r}", "i16") for r in DRAW_REASONS),
-        ("penalties", "i16"),
-        ("penalty_cards_missed_call", "i16"),
-        ("penalty_cards_wrong_call", "i16"),
-        ("penalty_cards_other", "i16"),
-        ("calls_made", "i16"),
-        ("calls_missed", "i16"),
-        ("wild_played", "i16"),
-        ("suits_named", "i16"),
-        ("draw_cards_played", "i16"),
-        ("skip_cards_played", "i16"),
-        ("reverse_cards_played", "i16"),
-        ("cover_cards_played", "i16"),
-        ("turns", "i16"),
-        ("skipped", "i16"),
+        ("cards_left", "i32"),
+        ("points_left", "i64"),
+        ("round_score", "i64"),
+        ("cards_played", "i32"),
+        *((f"drawn_{r}", "i32") for r in DRAW_REASONS),
+        ("penalties", "i32"),
+        ("penalty_cards_missed_call", "i32"),
+        ("penalty_cards_wrong_call", "i32"),
+        ("penalty_cards_other", "i32"),
+        ("calls_made", "i32"),
+        ("calls_missed", "i32"),
+        ("wild_played", "i32"),
+        ("suits_named", "i32"),
+        ("draw_cards_played", "i32"),
+        ("skip_cards_played", "i32"),
+        ("reverse_cards_played", "i32"),
+        ("cover_cards_played", "i32"),
+        ("turns", "i32"),
+        ("skipped", "i32"),
         ("match_id", "str"),
         ("round", "i32"),
-        ("total_after", "i32"),
+        ("total_after", "i64"),
     ),
     "events": (
         ("game_id", "str"),
         ("event_index", "i32"),
-        ("line", "i32"),
+        ("line", "i64"),
         ("type", "str"),
         ("player", "str"),
         ("cards", "list:str"),
@@ -126,16 +137,16 @@ COLUMNS: dict[str, Columns] = {
         ("reason", "str"),
         ("top", "str"),
         ("suit_to_follow", "str"),
-        ("pending_draw", "i16"),
-        ("pending_skip", "i8"),
+        ("pending_draw", "i64"),
+        ("pending_skip", "i32"),
         ("direction", "i8"),
-        ("hand_sizes", "list:i16"),
+        ("hand_sizes", "list:i32"),
         ("turn", "str"),
         ("raw", "str"),
     ),
     "violations": (
         ("file", "str"),
-        ("line", "i32"),
+        ("line", "i64"),
         ("game_id", "str"),
         ("event_index", "i32"),
         ("player", "str"),
@@ -162,24 +173,24 @@ COLUMNS: dict[str, Columns] = {
     "audit_games": (
         ("game_id", "str"),
         ("client", "str"),
-        ("dealer", "i16"),
+        ("dealer", "i32"),
         ("starter", "str"),
         ("hands_known", "bool"),
         ("moments", "i32"),
     ),
     "audit_seats": (
         ("game_id", "str"),
-        ("seat", "i8"),
+        ("seat", "i32"),
         ("player", "str"),
-        ("hand_size", "i16"),
-        *((f"hand_{power}", "i8") for power in AUDIT_POWERS),
-        ("faults", "i16"),
+        ("hand_size", "i32"),
+        *((f"hand_{power}", "i32") for power in AUDIT_POWERS),
+        ("faults", "i32"),
         ("behind", "i32"),
-        ("drawn_no_play", "i16"),
-        ("playable_no_play", "i16"),
-        ("drawn_voluntary", "i16"),
-        ("playable_voluntary", "i16"),
-        ("timed", "i16"),
+        ("drawn_no_play", "i32"),
+        ("playable_no_play", "i32"),
+        ("drawn_voluntary", "i32"),
+        ("playable_voluntary", "i32"),
+        ("timed", "i32"),
     ),
     "audit_events": (
         ("game_id", "str"),
@@ -193,7 +204,27 @@ COLUMNS: dict[str, Columns] = {
     ),
 }
 """Each table's columns in file order, ``(name, type code)``; the columns' meanings are in
-the docstrings of :mod:`maumau_log.store_schema`'s Arrow schemas."""
+the docstrings of :mod:`maumau_log.store_schema`'s Arrow schemas.
+
+Integer widths (version 2), by the largest value a log can give:
+
+- ``i64``: line numbers (``source_line``, ``line``: a file may hold more than 2^31 lines,
+  blank ones too); card points and scores (``points_left``, ``round_score``,
+  ``total_after``, ``matches.totals``: up to 432 cards of up to 2,147,483,647 points, times
+  ``wild_finish_multiplier``); ``pending_draw`` (draw options up to 2,147,483,647, added up
+  by up to 432 cards); ``content_hash``.
+- ``i32``: players and seats (a header may name any number: 128 overflowed ``i8``); every
+  count of events, turns, calls or cards of one game or player (40,002 calls overflowed
+  ``i16``: a game's events and the cards they list are held in memory until the game
+  ends, so 2^31 of them is out of reach); ``cards_left`` and ``hand_size`` (a partial
+  deal's hand may hold up to ``hand_size``, at most 2,147,483,647); ``round`` (a header's
+  ``round`` beyond that is a ``schema_error``, stored as null); ``pending_skip``.
+- ``i8``: ``direction`` (+1 or -1).
+
+A value that does not fit all the same (a round score beyond 64 bits with a huge
+``wild_finish_multiplier``, a count beyond 32 bits) makes that game invalid with a
+``schema_error`` at the event that produced it; the game and the others are stored
+(:class:`maumau_log.collector.RecordCollector`)."""
 
 
 class DatasetError(ValueError):

@@ -8,7 +8,6 @@ not pyarrow (only :func:`known_games` and :func:`unreadable_file` load it, when 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import uuid
@@ -19,6 +18,7 @@ from typing import Any
 
 import polars as pl
 
+from .store_integrity import check_sums, file_sha256
 from .store_layout import (
     ALL_TABLES,
     DATASET_VERSION,
@@ -27,6 +27,9 @@ from .store_layout import (
     DatasetError,
     polars_schema,
 )
+from .store_paths import check_entry, check_listed, check_tables, read_manifest_text
+
+__all__ = ["file_sha256"]  # re-exported: the store's checksum of a file
 
 
 @dataclass
@@ -74,7 +77,9 @@ def read_manifest(dataset: str | os.PathLike[str]) -> Manifest:
         The :class:`Manifest`.
     Raises:
         DatasetError: the folder does not exist, is not a dataset (no manifest), or its
-            manifest is unreadable or of a newer version.
+            manifest is unreadable, of a newer version, a symbolic link, or lists a file
+            that is not a plain path inside the dataset
+            (:func:`~maumau_log.store_paths.check_entry`).
     """
     root = Path(dataset)
     if not root.exists():
@@ -82,11 +87,17 @@ def read_manifest(dataset: str | os.PathLike[str]) -> Manifest:
     if not root.is_dir():
         raise DatasetError(f"{root}: not a dataset (not a folder)")
     path = _manifest_path(root)
-    if not path.exists():
-        raise DatasetError(f"{root}: not a maumau-log dataset (no {MANIFEST}; run ingest first)")
     try:
-        data = json.loads(path.read_text("utf-8"))
-    except (OSError, ValueError) as exc:
+        text = read_manifest_text(root)
+    except FileNotFoundError:
+        raise DatasetError(
+            f"{root}: not a maumau-log dataset (no {MANIFEST}; run ingest first)"
+        ) from None
+    except OSError as exc:
+        raise DatasetError(f"{path}: unreadable manifest: {exc.strerror or exc}") from exc
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:
         raise DatasetError(f"{path}: unreadable manifest: {exc}") from exc
     if not isinstance(data, dict) or data.get("format") != FORMAT_NAME:
         raise DatasetError(f"{path}: not a maumau-log dataset manifest")
@@ -98,8 +109,16 @@ def read_manifest(dataset: str | os.PathLike[str]) -> Manifest:
         )
     files = data.get("files") or {}
     info = data.get("file_info") or {}
+    if not isinstance(files, dict) or not all(
+        isinstance(files.get(t, []), list) for t in ALL_TABLES
+    ):
+        raise DatasetError(f"{path}: not a maumau-log dataset manifest (files is no table map)")
+    listed = {t: [str(f) for f in files.get(t, [])] for t in ALL_TABLES}
+    for table, rels in listed.items():
+        for rel in rels:
+            check_entry(path, table, rel)
     return Manifest(
-        files={t: [str(f) for f in files.get(t, [])] for t in ALL_TABLES},
+        files=listed,
         ingests=list(data.get("ingests") or []),
         file_info={
             str(k): dict(v)
@@ -107,19 +126,6 @@ def read_manifest(dataset: str | os.PathLike[str]) -> Manifest:
             if isinstance(v, dict)
         },
     )
-
-
-def file_sha256(path: Path) -> str:
-    """The SHA-256 of a file's bytes, as hex (what ``sha256sum`` prints).
-
-    Raises:
-        OSError: the file cannot be read.
-    """
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def check_files(
@@ -139,23 +145,28 @@ def check_files(
         The manifest.
     Raises:
         DatasetError: a listed file is missing, unreadable or of another size; the message
-            names the file and says to run ``maumau-log verify``.
+            names the file and says to run ``maumau-log verify``. Also a table folder, a
+            partition folder or a listed file that is a symbolic link
+            (:mod:`maumau_log.store_paths`).
     """
     root = Path(dataset)
     if manifest is None:
         manifest = read_manifest(root)
+    check_tables(root)
+    checked: set[str] = set()
     for table in tables:
         for rel in manifest.files.get(table, []):
             path = root / rel
             try:
-                size = path.stat().st_size
-            except FileNotFoundError:
+                st = check_listed(root, rel, checked)
+            except OSError as exc:
+                raise DatasetError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+            if st is None:
                 raise DatasetError(
                     f"{path}: missing: the manifest lists this file of table {table!r} but it "
                     f"is gone; the dataset is damaged (maumau-log verify {root} checks it all)"
-                ) from None
-            except OSError as exc:
-                raise DatasetError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+                )
+            size = st.st_size
             want = manifest.file_info.get(rel, {}).get("bytes")
             if isinstance(want, int) and size != want:
                 raise DatasetError(
@@ -168,8 +179,9 @@ def check_files(
 def _write_manifest(root: Path, manifest: Manifest) -> None:
     """Replace the manifest atomically (write a temporary file, fsync, rename)."""
     tmp = root / f".{MANIFEST}.{uuid.uuid4().hex}.tmp"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     try:
-        with open(tmp, "w", encoding="utf-8") as fh:
+        with os.fdopen(os.open(tmp, flags, 0o644), "w", encoding="utf-8") as fh:
             fh.write(manifest.to_json())
             fh.flush()
             os.fsync(fh.fileno())
@@ -202,15 +214,19 @@ def scan(dataset: str | os.PathLike[str], table: str) -> pl.LazyFrame:
     Returns:
         A LazyFrame with the table's columns plus the partition columns ``ruleset`` and
         ``date`` (strings). Filters on them prune files; column selection is pushed into
-        the scan.
+        the scan. The table's files have been checked against their recorded SHA-256
+        first (:func:`~maumau_log.store_integrity.check_sums`: a query of one table reads
+        it all, so the check is made now, before any Polars engine opens a file).
     Raises:
         DatasetError: see :func:`read_manifest` and :func:`check_files` (a listed file of
-            any table missing or of another size); also an unknown table name.
+            any table missing or of another size); a file of the table whose SHA-256
+            differs; an unknown table name.
     """
     if table not in ALL_TABLES:
         raise DatasetError(f"unknown table {table!r}; the tables are: {', '.join(ALL_TABLES)}")
     root = Path(dataset)
     manifest = check_files(root)  # every file: a damaged dataset is noticed by every read
+    check_sums(root, manifest.file_info, manifest.files[table])
     return _scan_files(root, table, manifest.files[table])
 
 
@@ -218,13 +234,64 @@ def _scan_files(root: Path, table: str, files: list[str]) -> pl.LazyFrame:
     return scan_paths(table, [root / f for f in files])
 
 
+def checked_scan(
+    root: Path, table: str, manifest: Manifest, part: tuple[str, str] | None = None
+) -> pl.LazyFrame:
+    """A table's scan that checks the table's files before Polars reads them.
+
+    Polars does not verify Parquet page checksums, so the scan is preceded by a gate: an
+    empty source (a Polars IO plugin) that, when the query reaches this table, hashes
+    every file of the table and compares it with the manifest
+    (:func:`~maumau_log.store_integrity.check_sums`), then yields no rows. The two are
+    concatenated (in order; the in-memory engine runs them one after the other, so the
+    files are read only after the check); projections and filters still reach the
+    Parquet scan. No answer comes without the gate: a failed check fails the query. A
+    query that does not read the table does not hash it.
+
+    Args:
+        root: the dataset folder.
+        table: the table.
+        manifest: the dataset's manifest (checked by :func:`check_files`).
+        part: only the files of this ``(ruleset, date)`` partition (checked and read),
+            e.g. the rows of one game: its partition is known from its ``games`` row.
+    Returns:
+        The table as :func:`scan_paths` gives it.
+    Raises:
+        DatasetError: when collected, a file of the table whose SHA-256 differs (the
+            exception itself, from ``collect``).
+    """
+    files = manifest.files[table]
+    if part is not None:
+        folder = f"{table}/ruleset={part[0]}/date={part[1]}/"
+        files = [f for f in files if f.startswith(folder)]
+    native = _scan_files(root, table, files)
+    if not any("sha256" in manifest.file_info.get(f, {}) for f in files):
+        return native  # nothing recorded to compare with (an older dataset, or no files)
+    from polars.io.plugins import register_io_source
+
+    schema = pl.Schema(
+        [*polars_schema(table).items(), ("ruleset", pl.String()), ("date", pl.String())]
+    )
+    info = manifest.file_info
+
+    def gate(
+        columns: list[str] | None, predicate: Any, n_rows: int | None, batch: int | None
+    ) -> Iterator[pl.DataFrame]:
+        check_sums(root, info, files)
+        names = list(schema) if columns is None else columns
+        yield pl.DataFrame(schema={n: schema[n] for n in names})
+
+    return pl.concat([register_io_source(gate, schema=schema), native], parallel=False)
+
+
 def scan_paths(
     table: str, paths: list[Path], include_file_paths: str | None = None
 ) -> pl.LazyFrame:
     """Scan Parquet files of one table, laid out in partition folders.
 
-    Columns a file lacks (written by an older version) read as null, so every file of a
-    table scans with the current schema.
+    Columns a file lacks (written by an older version) read as null, and integer columns
+    an older version wrote narrower read widened, so every file of a table scans with the
+    current schema.
 
     Args:
         table: one of :data:`ALL_TABLES`.
@@ -243,6 +310,7 @@ def scan_paths(
         [str(p) for p in paths],
         schema=polars_schema(table),
         missing_columns="insert",
+        cast_options=pl.ScanCastOptions(integer_cast="upcast"),
         hive_partitioning=True,
         hive_schema={"ruleset": pl.String, "date": pl.String},
         try_parse_hive_dates=False,
@@ -253,12 +321,16 @@ def scan_paths(
 def scan_all(dataset: str | os.PathLike[str]) -> dict[str, pl.LazyFrame]:
     """Scan every table of a dataset (see :func:`scan`); table name to LazyFrame.
 
+    Each table is checked against its recorded SHA-256 when a query first reads it
+    (:func:`checked_scan`), so a query of ``games`` does not hash ``events``.
+
     Raises:
-        DatasetError: see :func:`read_manifest`.
+        DatasetError: see :func:`read_manifest` and :func:`check_files`; when a frame is
+            collected, a file of its table whose SHA-256 differs.
     """
     root = Path(dataset)
     manifest = check_files(root)
-    return {t: _scan_files(root, t, manifest.files[t]) for t in ALL_TABLES}
+    return {t: checked_scan(root, t, manifest) for t in ALL_TABLES}
 
 
 def known_games(dataset: str | os.PathLike[str]) -> dict[str, tuple[int, str, int]]:
@@ -299,21 +371,31 @@ def _foreign_files(root: Path) -> bool:
 
 
 def unreadable_file(dataset: str | os.PathLike[str]) -> tuple[str, str] | None:
-    """The first published file whose Parquet footer cannot be read, as ``(path, why)``.
+    """The first published file that differs from its recorded SHA-256, else the first
+    whose Parquet footer cannot be read, as ``(path, why)``.
 
-    Reads only each file's footer (cheap; ``verify`` checks the checksums). Used to name
-    the damaged file when a query over the dataset fails (issue 15, item 2).
+    Used, after a query over the dataset failed, to name the damaged file (issue 15, item
+    2): a reader may fail on a changed file before the checksum gate of its table has run
+    (:func:`checked_scan`).
 
     Args:
         dataset: the dataset's folder.
     Returns:
-        ``(absolute path as text, the reader's first line)`` or None when every footer
-        reads (or the manifest itself cannot be read).
+        ``(absolute path as text, what is wrong)`` or None when every file is as recorded
+        and every footer reads (or the manifest itself cannot be read).
     """
     try:
+        root = Path(dataset)
+        manifest = read_manifest(root)
         files = list(iter_files(dataset))
     except (DatasetError, OSError):
         return None
+    for table in ALL_TABLES:
+        try:
+            check_sums(root, manifest.file_info, manifest.files[table])
+        except DatasetError as exc:
+            where, _, why = str(exc).partition(": ")
+            return where, why.split("; the dataset")[0]
     import pyarrow as pa
     import pyarrow.parquet as pq
 

@@ -59,7 +59,7 @@ def _arrow_schema(table: str) -> pa.Schema:
     return pa.schema([(name, _arrow_type(code)) for name, code in COLUMNS[table]])
 
 
-MATCH_TOTAL = pa.struct([("player", pa.string()), ("total", pa.int32())])
+MATCH_TOTAL = pa.struct([("player", pa.string()), ("total", pa.int64())])
 """One entry of ``matches.totals`` (:data:`~maumau_log.store_layout.MATCH_TOTAL_FIELDS`)."""
 
 GAMES_SCHEMA = _arrow_schema("games")
@@ -133,8 +133,13 @@ SCHEMAS: dict[str, pa.Schema] = {
 }
 """Each table's schema, with the version metadata written into every file."""
 
-WRITE_OPTIONS: dict[str, Any] = {"compression": "zstd", "compression_level": 6}
-"""``pq.ParquetWriter`` options for every file."""
+WRITE_OPTIONS: dict[str, Any] = {
+    "compression": "zstd",
+    "compression_level": 6,
+    "write_page_checksum": True,
+}
+"""``pq.ParquetWriter`` options for every file: zstd, and a CRC-32 of every page, which the
+pyarrow reads verify (:mod:`maumau_log.store_integrity`)."""
 
 DELTA_COLUMNS: dict[str, tuple[str, ...]] = {
     "games": ("source_line",),

@@ -17,6 +17,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from .store_integrity import check_sums, read_checked
 from .store_manifest import (
     Manifest,
     _foreign_files,
@@ -25,6 +26,7 @@ from .store_manifest import (
     check_files,
     file_sha256,
 )
+from .store_paths import link_refused, open_lock, parquet_files, remove_file
 from .store_schema import (
     ALL_TABLES,
     MANIFEST,
@@ -108,7 +110,7 @@ class DatasetWriter:
         try:
             self._created = not root.exists()
             root.mkdir(parents=True, exist_ok=True)
-            fd = os.open(root / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+            fd = open_lock(root)
         except OSError as exc:
             raise DatasetError(f"{root}: cannot create the dataset: {exc.strerror}") from exc
         try:
@@ -150,20 +152,29 @@ class DatasetWriter:
             self._lock_fd = None
 
     def _clean_leftovers(self) -> None:
-        """Delete what an interrupted ingest left: temp folders and unlisted files."""
+        """Delete what an interrupted ingest left: temp folders and unlisted files.
+
+        Only inside the dataset: the walk opens every folder without following links and
+        deletes only regular files (:mod:`maumau_log.store_paths`); a link met is refused
+        (DatasetError) before anything is deleted.
+        """
         listed = {f for files in self.manifest.files.values() for f in files}
+        leftovers = []
         for p in self.root.iterdir():
-            if p.name.startswith(".tmp-") and p.is_dir():
+            if p.name.startswith(".tmp-") or (
+                p.name.startswith(f".{MANIFEST}.") and p.name.endswith(".tmp")
+            ):
+                if p.is_symlink():
+                    raise link_refused(p)
+                leftovers.append(p)
+        unlisted = [rel for rel in parquet_files(self.root) if rel not in listed]
+        for p in leftovers:
+            if p.is_dir():  # rmtree does not follow links inside (avoids_symlink_attacks)
                 shutil.rmtree(p, ignore_errors=True)
-            elif p.name.startswith(f".{MANIFEST}.") and p.name.endswith(".tmp"):
+            else:
                 p.unlink(missing_ok=True)
-        for table in ALL_TABLES:
-            base = self.root / table
-            if not base.is_dir():
-                continue
-            for f in base.rglob("*.parquet"):
-                if f.relative_to(self.root).as_posix() not in listed:
-                    f.unlink(missing_ok=True)
+        for rel in unlisted:
+            remove_file(self.root, rel)
 
     def write(self, ruleset: str, date: str, tables: Mapping[str, pa.Table]) -> None:
         """Append tables (one row group each) to this ingest's files for a partition.
@@ -225,6 +236,31 @@ class DatasetWriter:
         ]
         out += [(rel, self.tmp / rel) for rel, name in self._written.items() if name == table]
         return out
+
+    def check(self, rels: list[str]) -> None:
+        """Check the published files among ``rels`` against their recorded size and
+        SHA-256 before this ingest reads them to rewrite others (this ingest's own files
+        need no check).
+
+        Raises:
+            DatasetError: a file differs; the message names it.
+        """
+        published = [r for r in rels if r not in self._written]
+        check_sums(self.root, self.manifest.file_info, published)
+
+    def read(self, rel: str) -> pa.Table:
+        """Read one file of :meth:`files` whole, to rewrite it: a published file's bytes are
+        checked against the manifest first (:func:`~maumau_log.store_integrity.read_checked`),
+        so a changed file is refused, never rewritten under a fresh checksum.
+
+        Raises:
+            DatasetError: a published file differs from its recorded size or SHA-256, or
+                a page checksum fails.
+        """
+        if rel in self._written:
+            return pq.read_table(self.tmp / rel, partitioning=None,
+                                 page_checksum_verification=True)  # fmt: skip
+        return read_checked(self.root, rel, self.manifest.file_info.get(rel, {}))
 
     def replace(self, table: str, rel: str, new: pa.Table | None) -> None:
         """Replace one file of ``table`` (published, or this ingest's) by ``new``.
@@ -341,7 +377,7 @@ class DatasetWriter:
             _write_manifest(self.root, new)
             self.manifest = new
             for rel in self._removed:
-                (self.root / rel).unlink(missing_ok=True)
+                remove_file(self.root, rel)
         elif not _manifest_path(self.root).exists():
             _write_manifest(self.root, self.manifest)  # a new, empty dataset
         self._written = {}

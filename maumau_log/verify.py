@@ -25,7 +25,10 @@ Two kinds of check:
    - ``matches``: every ``match_id`` of ``games`` has one ``matches`` row and every row
      has its rounds (``rounds`` = the games stored with that id).
 
-Every problem names the file or the game it is about. Nothing is repaired.
+Every problem names the file or the game it is about. Nothing is repaired. A dataset that
+cannot be checked safely is refused (exit 2) as every command refuses it: a manifest entry
+that is not a plain path of its table, or a symbolic link inside the dataset
+(:mod:`maumau_log.store_paths`).
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ from .store import (
     read_manifest,
     scan_paths,
 )
+from .store_paths import check_listed, check_tables, parquet_files
 
 MAX_LISTED = 20
 """Examples listed per cross-table problem (the count is always given)."""
@@ -114,15 +118,22 @@ class VerifyReport:
         }
 
 
-def _check_file(root: Path, table: str, rel: str, info: dict[str, Any]) -> str | None:
-    """What is wrong with one listed file, or None."""
+def _check_file(
+    root: Path, table: str, rel: str, info: dict[str, Any], checked: set[str]
+) -> str | None:
+    """What is wrong with one listed file, or None.
+
+    Raises:
+        DatasetError: the file or a folder on its way is a symbolic link (never followed).
+    """
     path = root / rel
     try:
-        size = path.stat().st_size
-    except FileNotFoundError:
-        return "missing (listed in the manifest)"
+        st = check_listed(root, rel, checked)
     except OSError as exc:
         return f"cannot read: {exc.strerror or exc}"
+    if st is None:
+        return "missing (listed in the manifest)"
+    size = st.st_size
     want_size, want_sum = info.get("bytes"), info.get("sha256")
     if isinstance(want_size, int) and size != want_size:
         return f"changed: {size:,} bytes, the manifest recorded {want_size:,}"
@@ -195,7 +206,7 @@ def _cross_checks(frames: dict[str, pl.DataFrame], report: VerifyReport) -> None
         | (pl.col("seated") != pl.col("players"))
         | (
             pl.col("seats")
-            != pl.int_ranges(0, pl.col("n_players").cast(pl.Int64)).cast(pl.List(pl.Int8))
+            != pl.int_ranges(0, pl.col("n_players").cast(pl.Int64)).cast(pl.List(pl.Int32))
         )
     )
     problem(
@@ -318,10 +329,14 @@ def verify(dataset: str | os.PathLike[str]) -> VerifyReport:
     Returns:
         The :class:`VerifyReport` (``ok`` when nothing is wrong).
     Raises:
-        DatasetError: the folder is not a dataset or its manifest is unreadable.
+        DatasetError: the folder is not a dataset or its manifest is unreadable; the
+            manifest lists a path that is not inside the dataset; a symbolic link inside
+            the dataset (:mod:`maumau_log.store_paths`: never followed).
     """
     root = Path(dataset)
     manifest = read_manifest(root)
+    check_tables(root)
+    checked: set[str] = set()
     report = VerifyReport(dataset=str(root))
     good: dict[str, list[Path]] = {}
     damaged: set[str] = set()
@@ -334,21 +349,14 @@ def verify(dataset: str | os.PathLike[str]) -> VerifyReport:
             info = manifest.file_info.get(rel, {})
             if "sha256" not in info:
                 report.unrecorded += 1
-            why = _check_file(root, table, rel, info)
+            why = _check_file(root, table, rel, info, checked)
             if why is None:
                 good[table].append(root / rel)
                 report.checksummed += "sha256" in info
             else:
                 damaged.add(table)
                 report.problems.append(Problem("file", rel, why))
-    for table in ALL_TABLES:
-        base = root / table
-        if base.is_dir():
-            report.unlisted += sorted(
-                p.relative_to(root).as_posix()
-                for p in base.rglob("*.parquet")
-                if p.relative_to(root).as_posix() not in listed
-            )
+    report.unlisted = sorted(rel for rel in parquet_files(root) if rel not in listed)
     try:
         frames = {t: scan_paths(t, good[t]).collect() for t in ALL_TABLES}
     except (pl.exceptions.PolarsError, OSError) as exc:

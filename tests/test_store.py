@@ -42,7 +42,7 @@ def test_layout_metadata_and_compression(tmp_path: Path, logs: Path) -> None:
     ds = tmp_path / "ds"
     ingest([logs], ds)
     manifest = json.loads((ds / store.MANIFEST).read_text())
-    assert manifest["format"] == "maumau-log-dataset" and manifest["version"] == 1
+    assert manifest["format"] == "maumau-log-dataset" and manifest["version"] == 2
     files = manifest["files"]
     assert sorted(Path(f).parent.as_posix() for f in files["games"]) == [
         "games/ruleset=classic/date=2024-04-30",
@@ -53,7 +53,7 @@ def test_layout_metadata_and_compression(tmp_path: Path, logs: Path) -> None:
         for rel in paths:
             meta = pq.read_metadata(ds / rel)
             schema_meta = meta.schema.to_arrow_schema().metadata
-            assert schema_meta[b"maumau_log.dataset_version"] == b"1"
+            assert schema_meta[b"maumau_log.dataset_version"] == b"2"
             assert schema_meta[b"maumau_log.table"] == table.encode()
             assert meta.row_group(0).column(0).compression == "ZSTD"
     assert _rows(ds) == {"games": 3, "results": 6, "events": 44, "violations": 1}

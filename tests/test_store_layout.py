@@ -27,15 +27,21 @@ def test_polars_schema_is_the_arrow_schema(table: str) -> None:
 
 
 def test_arrow_types_by_hand() -> None:
-    """A few types written out: the codes map to the Arrow types the files always had."""
-    assert RESULTS_SCHEMA.field("seat").type == pa.int8()
-    assert RESULTS_SCHEMA.field("cards_left").type == pa.int16()
-    assert RESULTS_SCHEMA.field("points_left").type == pa.int32()
+    """A few types written out: the codes map to the Arrow types of version 2 (seats and
+    counts 32-bit, points and scores 64-bit: store_layout.COLUMNS gives the bounds)."""
+    assert RESULTS_SCHEMA.field("seat").type == pa.int32()
+    assert RESULTS_SCHEMA.field("cards_left").type == pa.int32()
+    assert RESULTS_SCHEMA.field("points_left").type == pa.int64()
+    assert RESULTS_SCHEMA.field("turns").type == pa.int32()
+    assert SCHEMAS["games"].field("n_players").type == pa.int32()
+    assert SCHEMAS["games"].field("source_line").type == pa.int64()
     assert SCHEMAS["games"].field("content_hash").type == pa.int64()
     assert SCHEMAS["games"].field("ingested_at").type == pa.timestamp("ms", tz="UTC")
-    assert SCHEMAS["events"].field("hand_sizes").type == pa.list_(pa.int16())
+    assert SCHEMAS["events"].field("hand_sizes").type == pa.list_(pa.int32())
+    assert SCHEMAS["events"].field("pending_draw").type == pa.int64()
+    assert SCHEMAS["events"].field("direction").type == pa.int8()
     assert SCHEMAS["matches"].field("totals").type == pa.list_(MATCH_TOTAL)
-    assert pa.struct([("player", pa.string()), ("total", pa.int32())]) == MATCH_TOTAL
+    assert pa.struct([("player", pa.string()), ("total", pa.int64())]) == MATCH_TOTAL
     assert SCHEMAS["audit_events"].field("ms").type == pa.float64()
     assert len(RESULTS_SCHEMA) == 30
 

@@ -354,3 +354,16 @@ def main() -> None:
         )
         err.print("please report this with the command and the input that caused it")
         sys.exit(EXIT_INTERNAL)
+    except BaseException as exc:
+        # a Rust library's panic (Polars: pyo3's PanicException) is a BaseException: a
+        # damaged Parquet file can cause one where no checksum was recorded to catch it
+        if type(exc).__name__ != "PanicException":
+            raise
+        first = (str(exc).strip().splitlines() or [""])[0][:300]
+        err.print(f"[bold red]internal error:[/] {type(exc).__name__}: {escape(first)}",
+                  highlight=False)  # fmt: skip
+        err.print(
+            "a library stopped while reading data; if a dataset was read, maumau-log verify "
+            "DATASET checks its files; else please report this with the command and the input"
+        )
+        sys.exit(EXIT_INTERNAL)
