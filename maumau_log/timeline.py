@@ -471,6 +471,9 @@ def _build(
         unchecked = violation.event_index + (gl.check.violation_raw is not None)
         unchecked = unchecked if unchecked < len(gl.lines) else None
     codec = pages.codec
+    named = header.get("players")  # a header the replay refused may hold anything here
+    if not (isinstance(named, list) and all(isinstance(p, str) for p in named)):
+        named = []
     return Timeline(
         source=source,
         file=gl.file,
@@ -481,7 +484,7 @@ def _build(
         violation=violation,
         sha256=game_sha256(raw for _, raw in gl.lines),
         unchecked=report.unchecked,
-        players=codec.players if codec is not None else list(header.get("players") or []),
+        players=codec.players if codec is not None else named,
         actions=codec.actions if codec is not None else [],
         first=first,
         total=pages.total,

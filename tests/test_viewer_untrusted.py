@@ -211,3 +211,28 @@ def test_an_event_larger_than_the_page_limit_is_refused(
         "error: game 'long-60': event 2 does not fit one page with the game's header: it "
         "needs over 1 MiB of page data, the viewer's limit"
     )
+
+
+# ---------------------------------------------------------------------------------------
+# headers the replay refuses
+
+
+@pytest.mark.parametrize(
+    ("players", "code"),
+    [("5", "schema_error"), ('["a\\ud800b","p2"]', "bad_json")],
+    ids=["players-not-a-list", "lone-surrogate"],
+)
+def test_a_refused_header_still_gives_a_page(tmp_path: Path, players: str, code: str) -> None:
+    events = next(simulate("standard", 2, 1, 3))
+    text = b"".join(encode_event(e) + b"\n" for e in events).decode()
+    head, rest = text.split("\n", 1)
+    head = head.replace('"players":["p1","p2"]', f'"players":{players}')
+    path = tmp_path / "bad.jsonl"
+    path.write_text(head + "\n" + rest)
+    out = tmp_path / "v.html"
+    r = runner.invoke(app, ["view", str(path), "sim-standard-2p-3-000000", "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    data = read_page_data(out.read_text(encoding="utf-8"))
+    assert (data["violation"]["code"], data["violation"]["event_index"]) == (code, 0)
+    assert data["players"] == [] and data["frames"] == [None] * len(events)
+    assert data["raws"][0] == head  # the line as logged, a lone surrogate as its escape
