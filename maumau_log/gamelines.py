@@ -41,6 +41,9 @@ class GameLines:
             file the dataset names: the replay checks the lines against it and shows the
             stored game instead when they differ (the file changed since the ingest).
         note: why a dataset's game is shown from its stored events, or None.
+        options: a dataset's game: the effective options the ingest stored for it
+            (``games.options``), replayed with them unless ``--rules`` is given, so the
+            ruleset is the one the dataset's game was checked with.
     """
 
     file: str
@@ -53,6 +56,7 @@ class GameLines:
     total: int | None = None
     check: StoredCheck | None = None
     note: str | None = None
+    options: dict[str, Any] | None = None
 
 
 @dataclass

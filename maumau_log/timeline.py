@@ -255,7 +255,7 @@ def _replay(
         from .collector import RecordCollector
 
         visitors.append(RecordCollector())
-    replayer = Replayer(rules_file, visitors=visitors)
+    replayer = Replayer(rules_file if rules_file is not None else gl.options, visitors=visitors)
     report = None
     for rep in replayer.replay_lines(gl.file, [*gl.prior, *gl.lines]):
         if rep.line == cap.header_line:

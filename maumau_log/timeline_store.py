@@ -11,17 +11,31 @@ accepted event's line, the header re-encoded), after checking that they hash to 
 stored content hash; the violation is then the stored one, with its line as the dataset
 keeps it (``violations.raw``, cut to its limit). A source path is stored as the ingest was
 given it, so from another working folder it may name no file or another file: either way
-the stored events are shown, never a different game.
+the stored events are shown, never a different game. Either way the game is replayed with
+the effective options the ingest stored for it (``games.options``: an ingest's ``--rules``
+file included), unless the command is given ``--rules``.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from .gamelines import GameLines, SourceError, StoredCheck, find_in_file
 from .violations import Violation
+
+
+def _options(game: dict[str, Any]) -> dict[str, Any] | None:
+    """The effective options the ingest stored for ``game`` (None when its ruleset did not
+    resolve, or the stored text is not an object of options)."""
+    text = game.get("options")
+    try:
+        opts = json.loads(text) if isinstance(text, str) else None
+    except (ValueError, RecursionError):
+        return None
+    return opts if isinstance(opts, dict) else None
 
 
 def _violation(row: dict[str, Any]) -> Violation:
@@ -95,6 +109,7 @@ def _stored(root: Path, game: dict[str, Any]) -> GameLines:
         from_store=True,
         stored_violation=stored_violation,
         total=total,
+        options=_options(game),
     )
 
 
@@ -140,6 +155,7 @@ def from_dataset(root: Path, game_id: str) -> GameLines:
         why = f"{src} no longer holds the game at line {line}: {shown}"
         return replace(_stored(root, game), note=why)
     logged = viol.item(0, 0) if viol.height else None
+    gl.options = _options(game)
     gl.check = StoredCheck(
         int(game["content_hash"]),
         logged if isinstance(logged, str) else None,

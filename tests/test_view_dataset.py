@@ -175,3 +175,27 @@ def test_stored_events_that_do_not_match_their_hash_are_refused(tmp_path: Path) 
         f"{ds}: the stored events of game {game_id!r} do not match its stored content hash: "
         f"the dataset was damaged or changed (maumau-log verify {ds})"
     )
+
+
+def test_a_dataset_game_is_replayed_with_the_options_it_was_ingested_with(
+    tmp_path: Path,
+) -> None:
+    src = SAMPLES / "disputes" / "standard_seven_on_seven.mm"
+    rules = tmp_path / "answer.toml"
+    rules.write_text('[options]\ndraw_answer = "same_rank"\n')  # a 7 answers a 7
+    ds = tmp_path / "ds"
+    r = runner.invoke(app, ["ingest", str(src), "--out", str(ds), "--rules", str(rules)])
+    assert r.exit_code in (0, 1), r.output
+    out = tmp_path / "v.html"
+    r = runner.invoke(app, ["view", str(src), "club-2024-031", "--out", str(out)])
+    assert read_page_data(out.read_text())["violation"]["code"] == "missed_penalty"
+    r = runner.invoke(
+        app, ["view", str(src), "club-2024-031", "--out", str(out), "--rules", str(rules)]
+    )
+    as_ingested = read_page_data(out.read_text())
+    data, _ = _view(ds, "club-2024-031", out)
+    assert data["note"] is None  # the source file, checked against the stored game
+    assert data["ruleset"]["options"]["draw_answer"] == "same_rank"
+    assert data["violation"] == as_ingested["violation"]
+    assert page_steps(data) == page_steps(as_ingested)
+    assert (data["violation"] or {}).get("event_index") != 6  # 7H on 7C is an answer now

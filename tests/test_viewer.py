@@ -33,17 +33,19 @@ class Views:
     """The reference: the engine's own view after every accepted event, as the ordinary
     replay computes it (no viewer code involved)."""
 
-    def __init__(self, game_id: str) -> None:
+    def __init__(self, game_id: str, legal: bool = False) -> None:
         self.game_id = game_id
         self.views: dict[int, dict[str, Any]] = {}
         self.legal: dict[int, list[str]] = {}
+        self.with_legal = legal
         self.on = False
 
     def _keep(self, index: int, engine: Any) -> None:
         self.views[index] = engine.view()
         # asked of a copy: the replay's own engine is never asked, so a page whose states
         # equal these also shows that asking the legal actions changed nothing
-        self.legal[index] = [str(a) for a in copy.deepcopy(engine).legal_actions()]
+        if self.with_legal:
+            self.legal[index] = [str(a) for a in copy.deepcopy(engine).legal_actions()]
 
     def begin_game(self, report: GameReport) -> None:
         self.on = report.game_id == self.game_id and not self.views
@@ -59,14 +61,14 @@ class Views:
 
 
 def reference(path: Path, game_id: str) -> tuple[dict[int, dict[str, Any]], Any]:
-    views, _, violation = reference_with_legal(path, game_id)
+    views, _, violation = reference_with_legal(path, game_id, legal=False)
     return views, violation
 
 
 def reference_with_legal(
-    path: Path, game_id: str
+    path: Path, game_id: str, legal: bool = True
 ) -> tuple[dict[int, dict[str, Any]], dict[int, list[str]], Any]:
-    ref = Views(game_id)
+    ref = Views(game_id, legal)
     reports = [r for r in Replayer(visitors=[ref]).replay_file(path) if r.game_id == game_id]
     return ref.views, ref.legal, reports[0].violation
 

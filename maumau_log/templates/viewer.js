@@ -187,7 +187,7 @@
     clear($("top")); clear($("suit")); clear($("stock")); clear($("facts")); clear($("seats"));
     if (s) {
       if (s.top) $("top").appendChild(card(s.top, true)); else $("top").textContent = "\u2014";
-      $("suit").textContent = s.suit ? SUIT[s.suit] + " " + s.suit : "\u2014";
+      $("suit").textContent = s.suit ? (hasOwn.call(SUIT, s.suit) ? SUIT[s.suit] + " " : "") + s.suit : "\u2014";
       $("suit").setAttribute("data-suit", s.suit || "");
       var stock = el("span", null, s.stock_size + " cards");
       stock.id = "stock-size";
