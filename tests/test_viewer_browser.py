@@ -205,7 +205,16 @@ def test_players_named_after_inherited_properties(browser: Any, tmp_path: Path) 
     from test_viewer_untrusted import PROTO_NAMES, proto_names_log
 
     path, game_id = proto_names_log(tmp_path)
+    text = path.read_text().replace('"meta":{', '"meta":{"__proto__":{"polluted":1},', 1)
+    path.write_text(text)
     open_page(browser, path, game_id, tmp_path / "p.html")
+    # a "__proto__" key is data after JSON.parse: an own property, no prototype changed
+    assert browser.execute_script(
+        "var d = JSON.parse(document.getElementById('game-data').textContent);"
+        "return [Object.prototype.hasOwnProperty.call(d.header.meta, '__proto__'),"
+        " d.header.meta.polluted === undefined, ({}).polluted === undefined,"
+        " d.players.slice()]"
+    ) == [True, True, True, PROTO_NAMES]
     views, violation = reference(path, game_id)
     assert violation is None
     seen_fault = False
