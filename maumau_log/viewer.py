@@ -1,17 +1,20 @@
-"""The offline HTML replay viewer (issue 13, item 1).
+"""The offline HTML replay viewer.
 
 :func:`render` turns a :class:`~maumau_log.timeline.Timeline` into one self-contained
 HTML page: the CSS and the script are inline, nothing is fetched (a Content-Security-Policy
 forbids every network request and any script but the viewer's own, by its SHA-256), and
-the engine's states are embedded as JSON. The script only shows them: it steps through the
-events (buttons, arrow keys, Home/End, a slider, ``v`` or a button to jump to the
+the engine's states are embedded as JSON frames (:mod:`maumau_log.viewer_data`: a player
+named once, each event's changes, a whole state every few dozen events), which the script
+turns back into states as the user steps. The script only shows them: it steps through
+the events (buttons, arrow keys, Home/End, a slider, ``v`` or a button to jump to the
 violation) and decides no rule.
 
 Player-supplied text (names, ids, meta, raw lines) reaches the page only inside the JSON
 block, with ``<``, ``>``, ``&`` and the JavaScript line separators escaped as ``\\uXXXX``
 (so no ``</script>`` can close the block), and the script sets it with ``textContent``;
 the few values written into the HTML itself (title, footer) go through
-:func:`html.escape`.
+:func:`html.escape`. Player-keyed data is lists of pairs and arrays by seat, read by the
+script into Maps, so no name can meet a property every object inherits.
 
 The page carries its provenance: the tool and version, the resolved ruleset (preset and
 every option), the source file and the SHA-256 of the game's lines
@@ -29,6 +32,7 @@ from importlib import resources
 from typing import Any
 
 from .timeline import Timeline
+from .viewer_data import decode_frames, dumps
 
 _PLACEHOLDER = re.compile(r"@@([A-Z_]+)@@")
 _JSON_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028",
@@ -39,23 +43,31 @@ def _template(name: str) -> str:
     return resources.files("maumau_log").joinpath("templates", name).read_text("utf-8")
 
 
-def embed_json(obj: Any) -> str:
-    """JSON safe to place inside ``<script type="application/json">``: ``<``, ``>``,
-    ``&``, U+2028 and U+2029 written as ``\\uXXXX`` escapes (still the same JSON value)."""
-    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
-    return re.sub("[<>&\u2028\u2029]", lambda m: _JSON_ESCAPES[m.group()], text)
+def _json_escape(m: re.Match[str]) -> str:
+    c = m.group()
+    return _JSON_ESCAPES.get(c) or f"\\u{ord(c):04x}"
 
 
-def page_data(tl: Timeline, start: int | None = None) -> dict[str, Any]:
-    """The JSON document the page embeds (``id="game-data"``).
+def _escape(text: str) -> str:
+    """JSON text made safe for a script element; a lone surrogate (a file name the system
+    gave undecoded) written as its ``\\uXXXX`` escape, which UTF-8 can carry."""
+    return re.sub("[<>&\u2028\u2029\ud800-\udfff]", _json_escape, text)
+
+
+def page_json(tl: Timeline, start: int | None = None) -> str:
+    """The JSON document the page embeds (``id="game-data"``), as text.
 
     Returns:
         ``{"tool", "sha256", "source", "file", "game_id", "header", "ruleset",
-        "violation", "unchecked", "start", "steps": [{"index", "line", "raw", "text",
-        "state", "legal"}]}``; ``state`` is :func:`maumau_log.timeline.snapshot` (the
-        engine's view and what else the table shows) or null where not replayed.
+        "violation", "unchecked", "start", "note", "unchecked_from", "first", "total", "players",
+        "actions", "lines", "raws", "texts", "frames"}``: one entry per event held in
+        ``lines`` (its line number or null), ``raws`` (the line as read), ``texts`` (its
+        ``.mm`` text; null for a JSON log) and ``frames`` (:mod:`maumau_log.viewer_data`),
+        for the events ``first`` to ``first + len(frames) - 1`` of the game's ``total``.
+        :func:`page_steps` reads it back step by step.
     """
-    return {
+    head = {
+        "format": 2,
         "tool": tl.tool,
         "sha256": tl.sha256,
         "source": tl.source,
@@ -66,18 +78,48 @@ def page_data(tl: Timeline, start: int | None = None) -> dict[str, Any]:
         "violation": tl.violation.to_dict() if tl.violation is not None else None,
         "unchecked": tl.unchecked,
         "start": start,
-        "steps": [
-            {
-                "index": s.index,
-                "line": s.line,
-                "raw": s.raw,
-                "text": s.text,
-                "state": s.state,
-                "legal": s.legal,
-            }
-            for s in tl.steps
-        ],
+        "note": tl.note,
+        "unchecked_from": tl.unchecked_from,
+        "first": tl.first,
+        "total": tl.total,
+        "players": tl.players,
+        "actions": tl.actions,
+        "lines": [s.line for s in tl.steps],
+        "raws": [s.raw for s in tl.steps],
+        "texts": [s.text for s in tl.steps] if any(s.text is not None for s in tl.steps) else None,
     }
+    frames = ",".join("null" if s.frame is None else s.frame for s in tl.steps)
+    return dumps(head)[:-1] + ',"frames":[' + frames + "]}"
+
+
+def page_data(tl: Timeline, start: int | None = None) -> dict[str, Any]:
+    """:func:`page_json` as a JSON object."""
+    data: dict[str, Any] = json.loads(page_json(tl, start))
+    return data
+
+
+def page_steps(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The steps of a page's data, each ``{"index", "line", "raw", "text", "state",
+    "legal"}``, with ``state`` rebuilt from the frames as the page's script does
+    (:func:`maumau_log.viewer_data.decode_frames`: the keys of
+    :func:`maumau_log.timeline.snapshot`) or None where not replayed, and ``legal`` the
+    legal actions there as text."""
+    states = decode_frames(data["players"], data["actions"], data["frames"])
+    texts = data.get("texts") or [None] * len(states)
+    out = []
+    for k, state in enumerate(states):
+        legal = state.pop("legal") if state is not None else []
+        out.append(
+            {
+                "index": data["first"] + k,
+                "line": data["lines"][k],
+                "raw": data["raws"][k],
+                "text": texts[k],
+                "state": state,
+                "legal": legal,
+            }
+        )
+    return out
 
 
 def _provenance(tl: Timeline) -> str:
@@ -112,7 +154,7 @@ def render(tl: Timeline, start: int | None = None) -> str:
         "TITLE": html.escape(title),
         "TOOL": html.escape(tl.tool),
         "PROVENANCE": _provenance(tl),
-        "DATA": embed_json(page_data(tl, start)),
+        "DATA": _escape(page_json(tl, start)),
         "SCRIPT": script,
         "SCRIPT_HASH": digest,
     }

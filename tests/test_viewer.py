@@ -4,6 +4,7 @@ and the page carries its provenance."""
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import re
@@ -22,7 +23,7 @@ from maumau_log.replay import GameReport, Replayer
 from maumau_log.rules import PRESET_NAMES
 from maumau_log.sim import simulate
 from maumau_log.timeline import build, find_game
-from maumau_log.viewer import read_page_data, render
+from maumau_log.viewer import page_steps, read_page_data, render
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs"
 runner = CliRunner()
@@ -32,28 +33,49 @@ class Views:
     """The reference: the engine's own view after every accepted event, as the ordinary
     replay computes it (no viewer code involved)."""
 
-    def __init__(self, game_id: str) -> None:
+    def __init__(self, game_id: str, legal: bool = False) -> None:
         self.game_id = game_id
         self.views: dict[int, dict[str, Any]] = {}
+        self.legal: dict[int, list[str]] = {}
+        self.with_legal = legal
         self.on = False
+
+    def _keep(self, index: int, engine: Any) -> None:
+        self.views[index] = engine.view()
+        # asked of a copy: the replay's own engine is never asked, so a page whose states
+        # equal these also shows that asking the legal actions changed nothing
+        if self.with_legal:
+            self.legal[index] = [str(a) for a in copy.deepcopy(engine).legal_actions()]
 
     def begin_game(self, report: GameReport) -> None:
         self.on = report.game_id == self.game_id and not self.views
         if self.on and report.engine is not None:
-            self.views[0] = report.engine.view()
+            self._keep(0, report.engine)
 
     def event(self, report: GameReport, index: int, line: int, event: Event, raw: bytes) -> None:
         if self.on and report.engine is not None:
-            self.views[index] = report.engine.view()
+            self._keep(index, report.engine)
 
     def end_game(self, report: GameReport) -> None:
         self.on = False
 
 
 def reference(path: Path, game_id: str) -> tuple[dict[int, dict[str, Any]], Any]:
-    ref = Views(game_id)
+    views, _, violation = reference_with_legal(path, game_id, legal=False)
+    return views, violation
+
+
+def reference_with_legal(
+    path: Path, game_id: str, legal: bool = True
+) -> tuple[dict[int, dict[str, Any]], dict[int, list[str]], Any]:
+    ref = Views(game_id, legal)
     reports = [r for r in Replayer(visitors=[ref]).replay_file(path) if r.game_id == game_id]
-    return ref.views, reports[0].violation
+    return ref.views, ref.legal, reports[0].violation
+
+
+def steps_of(page: str) -> list[dict[str, Any]]:
+    """The page's steps with their states rebuilt from its frames."""
+    return page_steps(read_page_data(page))
 
 
 def dispute(preset: str, tmp: Path) -> tuple[Path, str, int]:
@@ -76,14 +98,17 @@ def dispute(preset: str, tmp: Path) -> tuple[Path, str, int]:
 def assert_page_matches_engine(path: Path, game_id: str) -> dict[str, Any]:
     tl = build(find_game(path, game_id), str(path))
     data = read_page_data(render(tl))
-    views, violation = reference(path, game_id)
+    data["steps"] = page_steps(data)
+    views, legal, violation = reference_with_legal(path, game_id)
     assert views, "the reference replay saw no event"
+    assert len(data["steps"]) == data["total"]
     for step in data["steps"]:
         i = step["index"]
         if i in views:
             state = step["state"]
             assert {k: state[k] for k in views[i]} == views[i], (path, i)
             assert state["hand_sizes"] == {p: len(h) for p, h in views[i]["hands"].items()}
+            assert step["legal"] == legal[i], (path, i)
         else:
             assert step["state"] is None
     want = None if violation is None else violation.to_dict()
@@ -127,8 +152,8 @@ def test_sample_games_show_the_engine_view(rel: str, game_id: str | None) -> Non
 
 def test_the_stock_top_and_partial_hands() -> None:
     path = SAMPLES / "disputes" / "standard_seven_on_seven.mm"
-    data = read_page_data(render(build(find_game(path, "club-2024-031"), str(path))))
-    deal = data["steps"][1]
+    steps = steps_of(render(build(find_game(path, "club-2024-031"), str(path))))
+    deal = steps[1]
     assert deal["state"]["stock_top"] == "KC"  # the stock line's first card
     assert deal["state"]["stock_size"] == 21
     assert deal["text"].splitlines() == [
@@ -138,10 +163,10 @@ def test_the_stock_top_and_partial_hands() -> None:
         "stock KC QS 9D 8C AS 10C 7D JH QD 8H KD 9S AC 10S 7S 8D QH JC KH AD JS",
     ]
     seat = SAMPLES / "disputes" / "online_seat_view.mm"
-    data = read_page_data(render(build(find_game(seat, "web-88123"), str(seat))))
-    st = data["steps"][1]["state"]
+    page = render(build(find_game(seat, "web-88123"), str(seat)))
+    st = steps_of(page)[1]["state"]
     assert st["hands"]["ben"] == ["?"] * 5 and st["stock_top"] is None
-    assert data["unchecked"]
+    assert read_page_data(page)["unchecked"]
 
 
 def test_provenance_tool_ruleset_and_sha256() -> None:
@@ -222,13 +247,19 @@ def test_view_of_a_dataset_with_and_without_its_source_file(tmp_path: Path) -> N
     data = tmp_path / "data"
     r = runner.invoke(app, ["ingest", str(src), "--out", str(data)])
     assert r.exit_code in (0, 1), r.output
-    from_file = read_page_data(render(build(find_game(src, "club-2024-031"), str(src))))
-    with_src = read_page_data(render(build(find_game(data, "club-2024-031"), str(data))))
-    assert with_src["steps"] == from_file["steps"]  # read from the source file: all 9 lines
+    from_file = steps_of(render(build(find_game(src, "club-2024-031"), str(src))))
+    with_src = steps_of(render(build(find_game(data, "club-2024-031"), str(data))))
+    assert with_src == from_file  # read from the source file: all 9 lines
     src.unlink()
-    stored = read_page_data(render(build(find_game(data, "club-2024-031"), str(data))))
-    assert stored["violation"]["code"] == "missed_penalty"
-    assert stored["violation"]["event_index"] == 6
-    assert [s["state"] for s in stored["steps"][:6]] == [s["state"] for s in from_file["steps"][:6]]
-    assert stored["steps"][6]["state"] is None
-    assert "not stored" in stored["steps"][6]["raw"]
+    page = read_page_data(render(build(find_game(data, "club-2024-031"), str(data))))
+    stored = page_steps(page)
+    assert page["violation"]["code"] == "missed_penalty"
+    assert page["violation"]["event_index"] == 6
+    assert (
+        page["note"]
+        == f"its source file {src} is not found: shown from the dataset's stored events"
+    )
+    assert [s["state"] for s in stored[:6]] == [s["state"] for s in from_file[:6]]
+    assert len(stored) == 7 and page["total"] == 9  # the events after the violation: not stored
+    assert stored[6]["state"] is None
+    assert stored[6]["raw"] == '{"type":"play","player":"ana","cards":["7H"]}'  # as logged

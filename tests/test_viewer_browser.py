@@ -188,3 +188,122 @@ def test_a_script_in_a_player_name_does_not_run(browser: Any, tmp_path: Path) ->
     assert who.startswith(HOSTILE[0])
     assert not browser.find_elements("css selector", "img")  # no element was injected
     screenshot(browser, "viewer-hostile-names.png")
+
+
+SEATS_JS = """
+return Array.from(document.querySelectorAll('.seat')).map(function (s) {
+  return {player: s.getAttribute('data-player'),
+          cards: (s.querySelector('.cards').getAttribute('data-cards') || '').split(' ')
+                   .filter(function (c) { return c; }),
+          faults: Array.from(s.querySelectorAll('.badge.fault')).map(function (b) {
+                    return b.textContent; })};
+});
+"""
+
+
+def test_players_named_after_inherited_properties(browser: Any, tmp_path: Path) -> None:
+    from test_viewer_untrusted import PROTO_NAMES, proto_names_log
+
+    path, game_id = proto_names_log(tmp_path)
+    text = path.read_text().replace('"meta":{', '"meta":{"__proto__":{"polluted":1},', 1)
+    path.write_text(text)
+    open_page(browser, path, game_id, tmp_path / "p.html")
+    # a "__proto__" key is data after JSON.parse: an own property, no prototype changed
+    assert browser.execute_script(
+        "var d = JSON.parse(document.getElementById('game-data').textContent);"
+        "return [Object.prototype.hasOwnProperty.call(d.header.meta, '__proto__'),"
+        " d.header.meta.polluted === undefined, ({}).polluted === undefined,"
+        " d.players.slice()]"
+    ) == [True, True, True, PROTO_NAMES]
+    views, violation = reference(path, game_id)
+    assert violation is None
+    seen_fault = False
+    for i in range(len(views)):
+        if i:
+            press(browser, "\ue014")  # ArrowRight
+        got = browser.execute_script(SEATS_JS)
+        want = [
+            {
+                "player": p,
+                "cards": views[i]["hands"][p],
+                "faults": [f"fault open: {views[i]['calls_due'][p]}"]
+                if p in views[i]["calls_due"]
+                else [],
+            }
+            for p in PROTO_NAMES
+        ]
+        assert got == want, i
+        assert shown(browser)["turn"] == views[i]["turn"]
+        if any(w["faults"] for w in want) and not seen_fault:
+            screenshot(browser, "viewer-inherited-names.png")
+            seen_fault = True
+    assert seen_fault  # the game has real faults open too, and they show
+
+
+def test_a_window_of_a_long_game(browser: Any, tmp_path: Path) -> None:
+    from selenium.webdriver.support.ui import WebDriverWait
+    from test_viewer_untrusted import long_game, write_game
+
+    path = write_game(tmp_path, long_game(3_000))
+    tl = build(find_game(path, "long-3000"), str(path), first=1_999, limit=60_000, partial=True)
+    last = tl.first + len(tl.steps) - 1
+    assert 2_100 < last < 3_000 and tl.cut
+    out = tmp_path / "w.html"
+    out.write_text(render(tl, 2_000), encoding="utf-8")
+    browser.get(out.resolve().as_uri())
+    WebDriverWait(browser, 10).until(
+        lambda d: d.find_element("tag name", "body").get_attribute("data-ready") == "1"
+    )
+    views, _ = reference(path, "long-3000")
+    got = shown(browser)
+    assert got.pop("step") == 2_000
+    assert got == expected(views[2_000])
+    slider = browser.find_element("id", "slider")
+    assert (slider.get_attribute("min"), slider.get_attribute("max")) == ("1999", str(last))
+    window = browser.find_element("id", "window").text
+    assert window == f"events 1999 to {last} of 0 to {tl.total - 1}"
+    screenshot(browser, "viewer-window.png")
+    press(browser, "\ue011")  # Home: the window's first event
+    got = shown(browser)
+    assert got.pop("step") == 1_999
+    assert got == expected(views[1_999])
+    press(browser, "\ue010")  # End
+    got = shown(browser)
+    assert got.pop("step") == last
+    assert got == expected(views[last])
+    for _ in range(70):  # back across a whole frame: each state rebuilt from the frames
+        press(browser, "\ue012")
+    got = shown(browser)
+    assert got.pop("step") == last - 70
+    assert got == expected(views[last - 70])
+
+
+def test_a_huge_player_name_is_shown_shortened(browser: Any, tmp_path: Path) -> None:
+    from selenium.webdriver.support.ui import WebDriverWait
+    from test_viewer_untrusted import long_game, write_game
+
+    name = "n" * 1_000_000
+    path = write_game(tmp_path, long_game(60, name=name))
+    out = tmp_path / "n.html"
+    out.write_text(render(build(find_game(path, "long-60"), str(path))), encoding="utf-8")
+    browser.get(out.resolve().as_uri())
+    WebDriverWait(browser, 60).until(
+        lambda d: d.find_element("tag name", "body").get_attribute("data-ready") == "1"
+    )
+    press(browser, "\ue014")  # to the deal
+    who = browser.find_elements("css selector", ".seat .who")[0].text
+    assert who.startswith("n" * 64 + "\u2026 (1,000,000 characters) \u00b7 ")
+    assert (
+        browser.execute_script(
+            "return document.querySelector('.seat').getAttribute('data-player').length"
+        )
+        == 1_000_000
+    )
+    raw = browser.find_element("id", "event-raw").text
+    assert len(raw) <= 20_000
+    screenshot(browser, "viewer-huge-name.png")
+    deal = path.read_text().splitlines()[1]  # its hands are keyed by the name
+    more = browser.find_element("id", "raw-more")
+    assert more.is_displayed() and more.text == f"show the whole line ({len(deal):,} characters)"
+    more.click()
+    assert len(browser.find_element("id", "event-raw").text) == len(deal)

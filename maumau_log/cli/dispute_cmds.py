@@ -1,4 +1,4 @@
-"""``view``, ``convert`` and ``game --try``: the dispute tools (issue 13).
+"""``view``, ``convert`` and ``game --try``: the dispute tools.
 
 - ``view SOURCE GAME_ID [--at N] --out FILE.html``: the offline replay viewer.
 - ``convert FILE --out FILE``: a ``.mm`` transcription to JSON Lines, or a log to ``.mm``.
@@ -6,7 +6,9 @@
 
 SOURCE is a log file (``.jsonl``, ``.gz``, ``.zst``), a ``.mm`` file or a dataset folder.
 Exit codes: 0 done (``--try``: the action is legal), 1 (``--try``: illegal), 2 usage
-error or unreadable input (a missing source or game, a syntax error in ``--try``).
+error or unreadable input (a missing source or game, a syntax error in ``--try``, a game
+too large for one page without ``--at``, a dataset whose stored events do not match their
+content hash).
 """
 
 from __future__ import annotations
@@ -14,13 +16,13 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 
 from ..logfile import LogReadError, iter_lines
 from ..notation import NotationError, from_notation, is_notation, read_text, to_notation
-from ..timeline import SourceError, build, engine_after, find_game
+from ..timeline import SourceError, build, engine_after, find_game, last_replayed
 from . import EXIT_OK, EXIT_VIOLATIONS, app, err, fail, out, safe
 from .replay_cmds import RulesOpt, load_rules_file
 
@@ -39,36 +41,82 @@ def view_cmd(
     ],
     at: Annotated[
         int | None,
-        typer.Option("--at", help="Open the page at event N (default: the header).", metavar="N"),
+        typer.Option(
+            "--at",
+            help="Open the page at event N (default: the header). For a game too large for "
+            "one page: the page holds event N-1 and as many after it as fit.",
+            metavar="N",
+        ),
     ] = None,
     rules: RulesOpt = None,
 ) -> None:
     """Write one self-contained HTML page that steps through a game event by event.
 
     The page needs no network: its states come from the engine, embedded as JSON, with
-    the tool version, the resolved ruleset and the SHA-256 of the game's lines.
+    the tool version, the resolved ruleset and the SHA-256 of the game's lines. A page
+    holds at most 64 MiB of game data; a larger game is refused (exit 2) unless --at N
+    asks for the part from event N-1 on. From a dataset, the page shows the game the
+    dataset stores (its source file only while it still holds that game).
     """
     file_options = load_rules_file(rules)
+    from ..timeline import PageTooLarge
     from ..viewer import render
+    from ..viewer_data import PAGE_LIMIT
+
+    limit = f"{PAGE_LIMIT // 2**20} MiB" if PAGE_LIMIT % 2**20 == 0 else f"{PAGE_LIMIT:,} bytes"
+
+    def too_large(big: PageTooLarge) -> NoReturn:
+        if big.fits == 0:
+            fail(
+                f"game {game_id!r}: event {big.first} does not fit one page with the game's "
+                f"header: it needs over {limit} of page data, the viewer's limit"
+            )
+        fail(
+            f"game {game_id!r}: too large for one page: its {big.total:,} events need over "
+            f"{limit} of page data, the viewer's limit (at most {big.fits:,} of them fit); "
+            "write a part of it with --at N: the page then holds event N-1 and as many "
+            "after it as fit"
+        )
 
     try:
-        tl = build(find_game(source, game_id), str(source), file_options)
+        gl = find_game(source, game_id)
+        try:
+            tl = build(gl, str(source), file_options, limit=PAGE_LIMIT)
+        except PageTooLarge as big:
+            if at is None or (big.fits == 0 and big.first >= max(0, at - 1)):
+                too_large(big)
+            if not 0 <= at < big.total:
+                fail(f"game {game_id!r}: --at takes 0..{big.total - 1}, not {at}")
+            tl = build(
+                gl, str(source), file_options, first=max(0, at - 1), limit=PAGE_LIMIT,
+                partial=True,
+            )  # fmt: skip
+    except PageTooLarge as big:
+        too_large(big)
     except SourceError as exc:
         fail(str(exc))
-    if at is not None and not 0 <= at < len(tl.steps):
-        fail(f"game {game_id!r}: --at takes 0..{len(tl.steps) - 1}, not {at}")
+    last = tl.first + len(tl.steps) - 1
+    if at is not None and not tl.first <= at <= last:
+        fail(f"game {game_id!r}: --at takes {tl.first}..{last}, not {at}")
     try:
-        out_file.write_text(render(tl, at), encoding="utf-8")
+        # a lone surrogate (an undecodable file name) outside the JSON block becomes "?"
+        out_file.write_text(render(tl, at), encoding="utf-8", errors="replace")
     except OSError as exc:
         fail(f"{out_file}: cannot write: {exc.strerror}")
     status = "valid" if tl.violation is None else f"{tl.violation.code} at event "
     if tl.violation is not None:
         status += str(tl.violation.event_index)
+    held = f"{len(tl.steps):,} events"
+    if tl.first > 0 or last < tl.total - 1:
+        held = f"events {tl.first:,} to {last:,} of 0 to {tl.total - 1:,}"
+    if tl.cut:
+        held += f" (the {limit} page limit; --at {last + 2:,} writes the next part)"
     err.print(
-        f"wrote {safe(str(out_file))}: game {safe(game_id)}, {len(tl.steps):,} events, "
-        f"{safe(status)}",
+        f"wrote {safe(str(out_file))}: game {safe(game_id)}, {held}, {safe(status)}",
         highlight=False,
     )
+    if tl.note:
+        err.print(f"note: {safe(tl.note)}", highlight=False)
 
 
 @app.command("convert")
@@ -120,10 +168,8 @@ def run_try(
     try:
         gl = find_game(source, game_id)
         if at is None:
-            tl = build(gl, str(source), file_options)
-            replayed = [s.index for s in tl.steps if s.state is not None]
-            at = replayed[-1] if replayed else 0
-        engine, report = engine_after(gl, at, file_options)
+            at = last_replayed(gl, file_options)
+        engine, bad = engine_after(gl, at, file_options)
     except SourceError as exc:
         fail(str(exc))
     from ..hypothetical import try_action
@@ -132,8 +178,7 @@ def run_try(
         result = try_action(engine, action)
     except NotationError as exc:
         fail(f'--try: column {exc.column}: {exc.message} (e.g. "ben plays 7C", "ben draws")')
-    v = report.violation
-    before = v is not None and v.event_index == at
+    before = bad is not None and bad == at
     result = {"at": at, "state_is": "before" if before else "after", **result}
     if as_json:
         sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
