@@ -99,8 +99,10 @@ def render_command(root: Any, path: tuple[str, ...], command: Any) -> str:
         lines += ["| argument or option | value | default | meaning |", "| --- | --- | --- | --- |"]
         for p in params:
             flags = [*p.opts, *getattr(p, "secondary_opts", [])]
-            shown = ", ".join(f"`{f}`" for f in flags) if p.param_type_name == "option" else (
-                f"`{p.metavar or p.name.upper()}`"
+            shown = (
+                ", ".join(f"`{f}`" for f in flags)
+                if p.param_type_name == "option"
+                else (f"`{p.metavar or p.name.upper()}`")
             )
             metavar = p.metavar if p.param_type_name == "option" else ""
             meaning = _cell(getattr(p, "help", None) or "")

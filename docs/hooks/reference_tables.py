@@ -57,9 +57,7 @@ def nullable(name: str) -> bool:
 def _load(path: Path) -> dict[str, Any]:
     with path.open("rb") as f:
         data = tomllib.load(f)
-    options = {
-        k: (None if v == "none" and nullable(k) else v) for k, v in data["options"].items()
-    }
+    options = {k: (None if v == "none" and nullable(k) else v) for k, v in data["options"].items()}
     return {**data, "options": options}
 
 
@@ -78,9 +76,7 @@ def _section(data: dict[str, Any]) -> int:
 def presets() -> dict[str, dict[str, Any]]:
     """Preset name to its file's data (``section``, ``description``, ``notes`` and the
     ``options`` it sets), in the order of their RULES.md sections."""
-    found = {
-        p.stem: _load(p) for p in preset_dir().glob("*.toml") if p.stem != "defaults"
-    }
+    found = {p.stem: _load(p) for p in preset_dir().glob("*.toml") if p.stem != "defaults"}
     return dict(sorted(found.items(), key=lambda item: (_section(item[1]), item[0])))
 
 
@@ -117,12 +113,12 @@ def type_text(schema: dict[str, Any]) -> str:
         if "enum" in items:
             return "list of ranks"
         if items.get("$ref", "").endswith("cardspec"):
-            return "list of cards (ranks such as `\"7\"`, codes such as `\"KS\"`, `\"X\"`)"
-        return "list of ranks (or `\"X\"`)"
+            return 'list of cards (ranks such as `"7"`, codes such as `"KS"`, `"X"`)'
+        return 'list of ranks (or `"X"`)'
     if kind == "object":
         if "propertyNames" in schema and "pattern" in schema["propertyNames"]:
-            return "table: player count (or `\"default\"`) to cards dealt"
-        return "table: card (rank, code or `\"X\"`) to number"
+            return 'table: player count (or `"default"`) to cards dealt'
+        return 'table: card (rank, code or `"X"`) to number'
     raise ValueError(f"no words for the schema {schema!r}")
 
 
