@@ -699,7 +699,7 @@ def place(code: str, base: list[Ev], fault: Callable[[list[Ev], int], Fault]) ->
 
 
 BAD_NOTATION = """\
-# A transcription with a typo: "plyas" is no verb of the notation (docs/notation.md).
+# A transcription with a typo: "plyas" is no verb of the notation (docs/reference/notation.md).
 game sample-bad_notation
 ruleset: standard
 players: ana ben
@@ -809,7 +809,7 @@ README_DISPUTES = """
 ## disputes/: three disputes written by hand in the notation
 
 Games as a referee would transcribe them from a score sheet or a player's memory, in the
-`.mm` notation (docs/notation.md): a header block, the deal, then one line per event.
+`.mm` notation (docs/reference/notation.md): a header block, the deal, then one line per event.
 `validate` reads them directly; `convert` turns them into JSON Lines; each file's first
 lines say what is disputed and which command settles it.
 
