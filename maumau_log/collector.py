@@ -451,7 +451,7 @@ class RecordCollector:
             event_index=at,
             player=None,
             code="schema_error",
-            rule="README (Dataset: integer columns)",
+            rule="docs/reference/dataset.md#integer-columns",
             message=f"{what}; the game is stored as invalid from this event",
         )
         report.violation_raw = ev.raw[row]

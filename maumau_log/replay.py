@@ -365,7 +365,7 @@ class Replayer:
                     "line_too_long",
                     f"the line is longer than the reader accepts ({limit_text(raw.limit)})"
                     + ("; it looks like a game header, so it starts a game" if header else ""),
-                    "FORMAT.md Files; README (the longest line read)",
+                    "FORMAT.md Files; docs/reference/format.md#files (lines up to 64 MiB)",
                 )
             g.count += 1
             g.last_line = line_no
@@ -476,7 +476,7 @@ class Replayer:
                     problem = (
                         "unsupported_rule",
                         "this version cannot replay " + "; ".join(unsupported),
-                        "README support table",
+                        "docs/reference/rules.md#support-table",
                     )
                 else:
                     ctx: RoundContext | None = None
@@ -495,7 +495,7 @@ class Replayer:
                 "schema_error",
                 f"game.started_at {shorten(repr(header.started_at), 80)} is not an ISO 8601 "
                 "date and time; the game is replayed, its date is unknown",
-                "FORMAT.md Events (game.started_at); README (started_at is ISO 8601)",
+                "FORMAT.md Events (game.started_at); docs/reference/format.md#decisions",
                 raw=raw,
             )
             g.failed = False

@@ -99,11 +99,8 @@ FORMAT_SECTIONS = ("Files", "Cards", "Events", "Conventions", "Information level
 EVENT_TYPES = tuple(
     sorted(p.name.split(".")[0] for p in (ROOT / "schemas" / "events").glob("*.schema.json"))
 )
-README_CITATIONS = {
+README_CITATIONS: dict[str, tuple[str, str | None]] = {
     # the README's sections the code still cites, and where the documentation states them
-    "README support table": (f"{REF}/rules.md", "support-table"),
-    "README (started_at is ISO 8601)": (f"{REF}/format.md", "decisions"),
-    "README: provably fair shuffles": (f"{REF}/shuffle.md", None),
 }
 PROSE = {
     # parts of a rule string that explain instead of citing
@@ -172,6 +169,10 @@ def _part(part: str) -> list[tuple[str, str | None]]:
             found = [target]
             rest = part.replace(text, "").strip(" ()")
             return found + (_part(rest) if rest else [])
+    if part.startswith("docs/"):
+        # a page of this repository's documentation, e.g. docs/reference/format.md#files
+        path, _, anchor = part.split(" ", 1)[0].partition("#")
+        return [(path.removeprefix("docs/"), anchor or None)]
     if part.startswith("PRESETS.md"):
         match = re.match(r"PRESETS\.md rulings? (\d+)(?:\s*-\s*(\d+))?", part)
         if not match:
@@ -212,7 +213,7 @@ def targets(rule: str) -> list[tuple[str, str | None]]:
 
 CITATION_START = re.compile(
     r"^(?:; )?(PRESETS\.md|RULESETS\.md|RULES\.md|FORMAT\.md|schemas/|shuffle maumau-"
-    r"|the \.mm notation|turn order \(|README|options? [a-z_]+|([a-z_]+) = )"
+    r"|the \.mm notation|turn order \(|README|docs/|options? [a-z_]+|([a-z_]+) = )"
 )
 
 
@@ -317,7 +318,7 @@ CITATION_CASES = [
         ["what-every-system-shares"],
     ),
     (
-        "FORMAT.md Events (game.started_at); README (started_at is ISO 8601)",
+        "FORMAT.md Events (game.started_at); docs/reference/format.md#decisions",
         ["events", "game", "decisions"],
     ),
     (

@@ -31,7 +31,7 @@ def check_fair_deal(s: State, ev: Deal, starter: Card, sizes: Mapping[str, int])
         )
     except ValueError as exc:
         fail("deal_not_from_seed", str(exc), "shuffle maumau-sha256-fy/1")
-    rule = "shuffle maumau-sha256-fy/1 (README: provably fair shuffles)"
+    rule = "shuffle maumau-sha256-fy/1 (docs/reference/shuffle.md)"
     for p in s.players:
         # a hand logged in the order dealt is the same hand at once; else as multisets
         if hands[p] != s.hands[p] and sorted(hands[p]) != sorted(s.hands[p]):
