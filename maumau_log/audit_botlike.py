@@ -61,7 +61,7 @@ import msgspec
 import polars as pl
 from scipy import stats as sps
 
-from .audit import Finding
+from .audit_findings import Finding
 from .bots.determinize import DeterminizeError, clone
 from .bots.mc import mc_choice
 from .bots.policies import GreedyPolicy

@@ -40,11 +40,11 @@ from .events import (
     Play,
     SuitChoice,
 )
+from .game_ids import orphan_key
 from .matches import add_scores
 from .replay import GameReport
 from .replay_checks import number_text
 from .rules import Ruleset
-from .shard import orphan_key
 from .store import (
     UNKNOWN,
     DatasetWriter,

@@ -22,8 +22,12 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .logfile import is_uri
+
 if TYPE_CHECKING:
     import sqlite3
+
+    from .replay import GameReport
 
 _ROWS = "CREATE TABLE ids (id BLOB NOT NULL, content INTEGER, seq INTEGER NOT NULL, " \
     "file INTEGER NOT NULL, line INTEGER)"  # fmt: skip
@@ -263,3 +267,10 @@ class KnownGames:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def orphan_key(report: GameReport) -> str:
+    """The key of events outside any game: the file's real path (or its URI) and line, so
+    that another spelling of the same path names the same rows."""
+    where = report.file if is_uri(report.file) else os.path.realpath(report.file)
+    return f"?{where}:{report.line}"

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, overload
 import msgspec
 
 from .events import Game, decode_event, encode_event
+from .game_ids import orphan_key
 from .logfile import (
     LogReadError,
     is_plain,
@@ -192,13 +193,6 @@ class ShardFailure:
 
     def __str__(self) -> str:
         return f"{self.shard.describe()}: {self.error}"
-
-
-def orphan_key(report: GameReport) -> str:
-    """The key of events outside any game: the file's real path (or its URI) and line, so
-    that another spelling of the same path names the same rows."""
-    where = report.file if is_uri(report.file) else os.path.realpath(report.file)
-    return f"?{where}:{report.line}"
 
 
 def outcome(report: GameReport) -> GameOutcome:
