@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .logfile import is_uri
+from .logs.lines import is_uri
 
 if TYPE_CHECKING:
     import sqlite3

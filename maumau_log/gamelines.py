@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .logfile import LogReadError, iter_lines
-from .notation import BadLine, is_notation, located_lines, read_text
+from .logs.lines import LogReadError, iter_lines
+from .logs.notation import BadLine, is_notation, located_lines, read_text
 
 
 class SourceError(ValueError):

@@ -24,7 +24,7 @@ import msgspec
 
 from .engine import Engine, RuleViolation
 from .events import decode_event
-from .notation import NotationError, parse_action
+from .logs.notation import NotationError, parse_action
 
 __all__ = ["NotationError", "complete", "try_action"]
 
@@ -47,7 +47,7 @@ def complete(engine: Engine, ev: dict[str, Any]) -> dict[str, Any]:
 
     Args:
         engine: the state asked about (not changed).
-        ev: the parsed action (:func:`maumau_log.notation.parse_action`).
+        ev: the parsed action (:func:`maumau_log.logs.notation.parse_action`).
     Returns:
         A new event dict, ready to decode.
     """

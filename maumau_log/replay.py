@@ -10,7 +10,7 @@ protocol, the driver's per-game record) <- :mod:`.replay_checks` (header, commit
 match checks, violation wording) <- this module (the per-line driver, and the public names).
 
 The per-line path is kept lean (issue 12): lines come in lists per read and are flattened
-in C (:func:`~maumau_log.logfile.iter_line_runs`), each is decoded straight into its
+in C (:func:`~maumau_log.logs.lines.iter_line_runs`), each is decoded straight into its
 event struct by msgspec's tagged union, and an accepted event costs a handful of slot reads
 and the engine's ``apply``; everything unusual (bad JSON, overlong lines, notation errors,
 violations) leaves the fast path through the decoder's exception or a test on the game.
@@ -45,10 +45,10 @@ from .events import (
     event_player,
     valid_text,
 )
-from .logfile import LogReadError, Overlong, iter_line_runs, iter_lines, limit_text, numbered
+from .logs.lines import LogReadError, Overlong, iter_line_runs, iter_lines, limit_text, numbered
 from .matches import MatchState, RoundContext
-from .notation import BadLine, is_notation
-from .notation import file_lines as notation_lines
+from .logs.notation import BadLine, is_notation
+from .logs.notation import file_lines as notation_lines
 from .replay_checks import (
     commitment_problem,
     explain,

@@ -164,7 +164,7 @@ def load_events(source: str | os.PathLike[str], game_id: str) -> tuple[list[Even
     path = Path(source)
     if path.is_dir():
         return _from_dataset(path, game_id)
-    from .logfile import LogReadError
+    from .logs.lines import LogReadError
     from .replay import read_games
 
     try:

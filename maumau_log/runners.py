@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from .logfile import line_limit
+from .logs.lines import line_limit
 from .matches import MatchState
 from .shard import Shard, ShardFailure, ShardResult, run_shard
 
@@ -60,7 +60,7 @@ class ShardTask:
             tables travel back with the result).
         stage_id: the ingest's id, part of the staged files' names.
         max_line_bytes: the longest line the shards' readers accept: the planning
-            process's :func:`~maumau_log.logfile.line_limit` (taken when the task is made),
+            process's :func:`~maumau_log.logs.lines.line_limit` (taken when the task is made),
             so every worker, local or on a Ray node, reads the lines the planner cut
             between (an over-long line is never a cut).
     """

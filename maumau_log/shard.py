@@ -37,7 +37,7 @@ import msgspec
 
 from .events import Game, decode_event, encode_event
 from .game_ids import orphan_key
-from .logfile import (
+from .logs.lines import (
     LogReadError,
     is_plain,
     is_uri,
@@ -45,10 +45,10 @@ from .logfile import (
     line_limit,
     numbered,
 )
-from .logfile import expand_inputs as expand_inputs  # re-exported (its home was here)
+from .logs.lines import expand_inputs as expand_inputs  # re-exported (its home was here)
 from .matches import MatchState
-from .notation import file_lines as notation_lines
-from .notation import is_notation, located_lines
+from .logs.notation import file_lines as notation_lines
+from .logs.notation import is_notation, located_lines
 from .replay import GameReport, Replayer
 from .violations import Violation
 
@@ -265,7 +265,7 @@ def run_shard(
             shard of it stores the same).
         matches: match states from the shards before (only when :attr:`ShardResult.match_ids`
             said the shard continues their matches); copied, not changed.
-        max_line_bytes: the longest line read (None: :func:`~maumau_log.logfile.line_limit`);
+        max_line_bytes: the longest line read (None: :func:`~maumau_log.logs.lines.line_limit`);
             a longer one is reported ``line_too_long`` in place.
     Returns:
         The :class:`ShardResult`. Within the shard a game id met twice keeps only its first
@@ -326,7 +326,7 @@ def run_shard(
 def _header_at(line: bytes, limit: int | None = None) -> tuple[bool, bool] | None:
     """(is a header, continues a match) for a line, or None when it is no ``game`` event.
 
-    ``limit``: the readers' longest line (:func:`~maumau_log.logfile.line_limit` when
+    ``limit``: the readers' longest line (:func:`~maumau_log.logs.lines.line_limit` when
     None); a longer line is read as an over-long line, never as a header, so it is no cut
     point (the replay decides from its first bytes whether it starts a game)."""
     if _HEADER_HINT not in line[:300]:
@@ -348,7 +348,7 @@ def _cuts(path: Path, target: int, limit: int | None = None) -> list[tuple[int, 
     A cut goes before the first header at or after every ``target`` bytes that does not
     continue a match; when only match rounds follow, before the first of them once
     ``target / 4`` more bytes have gone by without a better one. A line longer than
-    ``limit`` (the readers' longest line, :func:`~maumau_log.logfile.line_limit` when None)
+    ``limit`` (the readers' longest line, :func:`~maumau_log.logs.lines.line_limit` when None)
     is never a cut.
 
     One pass over the file in reads of :data:`_SCAN` bytes, linear in its size whatever
@@ -569,7 +569,7 @@ def plan_shards(
     2`` at 10^5 games).
 
     Args:
-        files: the log files (as :func:`~maumau_log.logfile.expand_paths` lists them).
+        files: the log files (as :func:`~maumau_log.logs.lines.expand_paths` lists them).
         shard_bytes: target shard size of a large plain file.
         workers: the processes that will run the shards: more than one cuts finer where
             the input is small (:func:`balanced_target`); the results are the same.

@@ -32,7 +32,7 @@ from . import __version__
 from .engine import Engine
 from .events import Event
 from .gamelines import GameLines, SourceError, find_in_file
-from .notation import BadLine
+from .logs.notation import BadLine
 from .replay import GameReport, Replayer
 from .viewer_data import StateCodec, decode_frames, dumps, utf8_size
 from .violations import Violation

@@ -31,7 +31,7 @@ from typer.testing import CliRunner, Result
 import maumau_log.cli.replay_cmds  # noqa: F401  (registers the commands)
 from maumau_log.cli import app
 from maumau_log.events import encode_event
-from maumau_log.logfile import SNIFF_BYTES
+from maumau_log.logs.lines import SNIFF_BYTES
 from maumau_log.sim import simulate
 
 runner = CliRunner()

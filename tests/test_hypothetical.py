@@ -20,7 +20,7 @@ from maumau_log.cli import app
 from maumau_log.engine import Engine
 from maumau_log.events import Game
 from maumau_log.hypothetical import try_action
-from maumau_log.notation import NotationError
+from maumau_log.logs.notation import NotationError
 from maumau_log.rules import PRESET_NAMES, resolve
 from maumau_log.sim import simulate
 
@@ -102,7 +102,7 @@ def _engine_after(path: Path, at: int) -> Engine:
 
 
 def _first_json(path: Path) -> str:
-    from maumau_log.notation import from_notation
+    from maumau_log.logs.notation import from_notation
 
     return from_notation(path.read_text())[0][1].decode()
 

@@ -1,4 +1,4 @@
-"""Tests for maumau_log.logfile: finding log files and cutting them into located lines."""
+"""Tests for maumau_log.logs.lines: finding log files and cutting them into located lines."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ import zstandard
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from maumau_log import logfile
-from maumau_log.logfile import (
+from maumau_log.logs import lines as logfile
+from maumau_log.logs.lines import (
     LOG_SUFFIXES,
     OVERLONG,
     LogReadError,

@@ -23,7 +23,7 @@ import maumau_log.cli.replay_cmds  # noqa: F401  (registers the commands)
 import maumau_log.shard as shard_mod
 from maumau_log.cli import app
 from maumau_log.events import encode_event
-from maumau_log.logfile import MAX_LINE_BYTES, MAX_LINE_ENV, line_limit
+from maumau_log.logs.lines import MAX_LINE_BYTES, MAX_LINE_ENV, line_limit
 from maumau_log.runners import ShardTask, local_results
 from maumau_log.shard import plan_shards
 from maumau_log.sim import simulate

@@ -17,8 +17,8 @@ import maumau_log.cli.dispute_cmds
 import maumau_log.cli.replay_cmds  # noqa: F401
 from maumau_log.cli import app
 from maumau_log.events import encode_event
-from maumau_log.logfile import LogReadError, iter_lines
-from maumau_log.notation import NotationError, from_notation, parse_action, to_notation
+from maumau_log.logs.lines import LogReadError, iter_lines
+from maumau_log.logs.notation import NotationError, from_notation, parse_action, to_notation
 from maumau_log.replay import Replayer
 from maumau_log.rules import PRESET_NAMES
 from maumau_log.sim import simulate

@@ -23,7 +23,7 @@ import maumau_log.cli.import_cmds
 import maumau_log.cli.replay_cmds  # noqa: F401
 from maumau_log.cli import app
 from maumau_log.events import encode_event
-from maumau_log.notation import NotationError, from_notation, parse_action
+from maumau_log.logs.notation import NotationError, from_notation, parse_action
 from maumau_log.sim import simulate
 
 ROOT = Path(__file__).resolve().parent.parent

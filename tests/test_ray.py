@@ -21,7 +21,7 @@ from typer.testing import CliRunner  # noqa: E402
 import maumau_log.cli.data_cmds  # noqa: E402  (registers the commands)
 import maumau_log.cli.replay_cmds  # noqa: E402, F401
 from maumau_log.cli import app  # noqa: E402
-from maumau_log.logfile import expand_paths  # noqa: E402
+from maumau_log.logs.lines import expand_paths  # noqa: E402
 from maumau_log.ray_runner import ray_runner  # noqa: E402
 from maumau_log.records import ingest  # noqa: E402
 from maumau_log.rules import PRESET_NAMES  # noqa: E402
@@ -158,7 +158,7 @@ def test_ray_reads_an_over_long_header_as_the_local_runner(
     the planning process's limit to the Ray workers (README "The longest line")."""
     from test_long_lines import GAMES, build, long_header
 
-    from maumau_log.logfile import MAX_LINE_ENV
+    from maumau_log.logs.lines import MAX_LINE_ENV
 
     monkeypatch.setenv(MAX_LINE_ENV, "4000")
     log = tmp_path / "long.jsonl"

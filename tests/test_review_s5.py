@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 import maumau_log.runners as runners_mod
-from maumau_log.logfile import expand_paths
+from maumau_log.logs.lines import expand_paths
 from maumau_log.records import ingest
 from maumau_log.shard import GameOutcome, plan_shards
 from maumau_log.store import DatasetError

@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import maumau_log.shard as shard_mod
-from maumau_log.logfile import expand_paths
+from maumau_log.logs.lines import expand_paths
 from maumau_log.records import ingest
 from maumau_log.runners import ShardTask, local_results, runner_stages, serial_results
 from maumau_log.shard import GameOutcome, Shard, plan_shards

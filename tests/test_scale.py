@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from maumau_log.collector import RecordCollector
-from maumau_log.logfile import LogReadError, expand_paths, iter_lines
+from maumau_log.logs.lines import LogReadError, expand_paths, iter_lines
 from maumau_log.match_records import update_matches
 from maumau_log.records import ingest
 from maumau_log.replay import Replayer

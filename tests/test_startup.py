@@ -12,7 +12,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from maumau_log import notation
+from maumau_log.logs import notation
 from maumau_log.cli import colours
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -20,9 +20,9 @@ LOG = ROOT / "sample_logs" / "valid" / "standard_2p.jsonl"
 HISTORIES = ROOT / "sample_logs" / "openspiel" / "histories.openspiel.txt"
 
 NOT_LOADED = (
-    "maumau_log.notation.lexer",
-    "maumau_log.notation.reader",
-    "maumau_log.notation.writer",
+    "maumau_log.logs.notation.lexer",
+    "maumau_log.logs.notation.reader",
+    "maumau_log.logs.notation.writer",
     "polars",
     "pyarrow",
     "scipy",
@@ -118,7 +118,7 @@ def test_help_still_builds_every_command() -> None:
 
 def test_notation_names_load_on_first_use() -> None:
     """The notation package's lazy names are its modules' own objects."""
-    from maumau_log.notation import lexer, reader, writer
+    from maumau_log.logs.notation import lexer, reader, writer
 
     assert notation.NotationError is lexer.NotationError
     assert notation.to_notation is writer.to_notation

@@ -20,7 +20,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from ..logfile import LogReadError
+from ..logs.lines import LogReadError
 from ..rules import RulesetError
 from ..runners import Runner
 from ..store import DatasetError, scan_all

@@ -20,8 +20,8 @@ from typing import Annotated, NoReturn
 
 import typer
 
-from ..logfile import LogReadError, iter_lines
-from ..notation import NotationError, from_notation, is_notation, read_text, to_notation
+from ..logs.lines import LogReadError, iter_lines
+from ..logs.notation import NotationError, from_notation, is_notation, read_text, to_notation
 from ..timeline import SourceError, build, engine_after, find_game, last_replayed
 from . import EXIT_OK, EXIT_VIOLATIONS, app, err, fail, out, safe
 from .replay_cmds import RulesOpt, load_rules_file

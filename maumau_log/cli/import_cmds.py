@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from . import EXIT_OK, EXIT_VIOLATIONS, app, colours, err, fail, out, safe
-from .output import open_out
+from ..logs.output import open_out
 
 if TYPE_CHECKING:
     from ..openspiel import OpenSpielImportError

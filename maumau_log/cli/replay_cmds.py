@@ -12,7 +12,7 @@ import typer
 
 from ..events import Game, valid_json
 from ..game_ids import GameIdTally
-from ..logfile import LogReadError
+from ..logs.lines import LogReadError
 from ..rules import (
     PRESET_NAMES,
     UNSUPPORTED_PRESETS,
@@ -45,7 +45,7 @@ from . import (
     out,
     safe,
 )
-from .output import open_out as _open_out
+from ..logs.output import open_out as _open_out
 from .run_opts import AddressOpt, EngineOpt, JobsOpt, make_runner, shard_progress
 
 RulesOpt = Annotated[

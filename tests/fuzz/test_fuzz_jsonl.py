@@ -23,7 +23,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from maumau_log.events import encode_event, has_lone_surrogate
-from maumau_log.logfile import MAX_LINE_ENV
+from maumau_log.logs.lines import MAX_LINE_ENV
 from maumau_log.runners import ShardTask, local_results
 from maumau_log.shard import ShardFailure, plan_shards
 from maumau_log.sim import simulate

@@ -1,7 +1,7 @@
 """Opening log files: plain, gzip or zstd by their magic bytes, and byte ranges of a
 plain file (FORMAT.md "Files"); the error that names a file and a line.
 
-The layer under :mod:`maumau_log.logfile` (which finds the files and cuts them into lines,
+The layer under :mod:`maumau_log.logs.lines` (which finds the files and cuts them into lines,
 and re-exports these names). Both decoders are written here on top of :mod:`zlib` and
 ``zstandard``'s ``decompressobj`` so that a cut-off stream is an error: ``zstandard``'s
 ``stream_reader`` ends silently at a truncated frame, and the buffered layers of

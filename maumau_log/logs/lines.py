@@ -10,7 +10,7 @@ file, a binary file, a truncated or corrupt compressed stream. Lines read before
 spot are still delivered, and an overlong line is reported in place (:class:`Overlong`)
 without being held in memory.
 
-Compression is picked by magic bytes, not by the name: :mod:`maumau_log.logopen` opens the
+Compression is picked by magic bytes, not by the name: :mod:`maumau_log.logs.opener` opens the
 files and decodes them (its names are re-exported here); this module finds the files (and
 the logs a pyarrow filesystem URI names, for Ray) and cuts the bytes into lines
 (:func:`iter_lines`, and :func:`iter_line_runs` with :func:`numbered` for the replay's fast
@@ -25,7 +25,7 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-from .logopen import (
+from .opener import (
     _DAMAGE,
     _DAMAGE_OR_OS,
     BUFFER_SIZE,
@@ -71,7 +71,7 @@ LOG_SUFFIXES: tuple[str, ...] = (
     ".mm",
 )
 """Names picked up when a directory is walked (compared case-insensitively); ``.mm`` is
-the hand-written notation (:mod:`maumau_log.notation`), converted as it is read.
+the hand-written notation (:mod:`maumau_log.logs.notation`), converted as it is read.
 
 ``.json`` is deliberately absent: such a file usually holds one JSON document (a schema, a
 config), not a log. A file named explicitly is read whatever its name.
@@ -249,7 +249,7 @@ def _expand_uri(uri: str) -> list[str]:
 
 
 def expand_inputs(paths: Sequence[str | os.PathLike[str]]) -> list[str | Path]:
-    """:func:`~maumau_log.logfile.expand_paths`, plus pyarrow filesystem URIs (for Ray).
+    """:func:`~maumau_log.logs.lines.expand_paths`, plus pyarrow filesystem URIs (for Ray).
 
     Args:
         paths: files, folders and URIs, as typed.

@@ -485,7 +485,7 @@ def located_lines(text: str) -> Iterator[tuple[int, bytes]]:
     in place (reported ``bad_notation``) and reading goes on.
 
     Yields:
-        ``(line, bytes)`` as :func:`maumau_log.logfile.iter_lines` does.
+        ``(line, bytes)`` as :func:`maumau_log.logs.lines.iter_lines` does.
     """
     for n, item in parse(text):
         if not isinstance(item, NotationError | str):

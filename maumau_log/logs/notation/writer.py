@@ -8,7 +8,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from ..events import has_lone_surrogate
+from ...events import has_lone_surrogate
 from .lexer import (
     _HEADER_ORDER,
     _INT,

@@ -99,7 +99,7 @@ def read_text(path: str | os.PathLike[str]) -> str:
         LogReadError: the file cannot be opened (no line number) or is not UTF-8 text
             (the line of the first bad byte).
     """
-    from ..logfile import LogReadError
+    from ..lines import LogReadError
 
     name = os.fspath(path)
     try:
@@ -117,10 +117,10 @@ def read_text(path: str | os.PathLike[str]) -> str:
 def located_lines(text: str) -> Iterator[tuple[int, bytes]]:
     """A notation text's events as located JSON lines for the replay: a bad line becomes
     a :class:`BadLine` in place (reported ``bad_notation``) and reading goes on
-    (:func:`maumau_log.notation.reader.located_lines`, imported on the first call).
+    (:func:`maumau_log.logs.notation.reader.located_lines`, imported on the first call).
 
     Returns:
-        an iterator of ``(line, bytes)``, as :func:`maumau_log.logfile.iter_lines` gives.
+        an iterator of ``(line, bytes)``, as :func:`maumau_log.logs.lines.iter_lines` gives.
     """
     from .reader import located_lines as read_located
 

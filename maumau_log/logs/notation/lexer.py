@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
-from ..events import has_lone_surrogate
+from ...events import has_lone_surrogate
 from .badline import BadLine
 
 FORMAT = "maumau-log/1"
