@@ -17,8 +17,8 @@ from .events import FORMAT_VERSION, Game, valid_text
 from .matches import MatchState, RoundContext
 from .replay_report import GameState
 from .rules import Ruleset
-from .shuffle import ALGORITHM as FAIR_SHUFFLE
-from .shuffle import commitment
+from .engine.shuffle import ALGORITHM as FAIR_SHUFFLE
+from .engine.shuffle import commitment
 
 Problem = tuple[str, str, str]
 """A violation to report: ``(code, message, rule)``."""

@@ -10,7 +10,7 @@ for the simulator, the ladder and the planted-bias simulations. That proves cons
 not correctness (see the README). There is no hidden randomness: one ``random.Random(seed)`` drives
 everything through ``Random.random()`` only (CPython promises repeatable ``random()``
 across versions, not ``shuffle``), and deals and reshuffles use the provably fair shuffle
-(:mod:`maumau_log.shuffle`) with a seed drawn from it, so a seed gives the same file byte
+(:mod:`maumau_log.engine.shuffle`) with a seed drawn from it, so a seed gives the same file byte
 for byte, and every simulated header carries a seed and its commitment.
 """
 
@@ -28,7 +28,7 @@ from .engine import OUT, PLAY, Action, Engine
 from .events import FORMAT_VERSION, Event, Game, MatchEnd, encode_event
 from .matches import MatchState, RoundContext
 from .rules import Ruleset, resolve
-from .shuffle import ALGORITHM, commitment
+from .engine.shuffle import ALGORITHM, commitment
 
 
 def fair_shuffle(rng: random.Random) -> dict[str, str]:

@@ -28,7 +28,7 @@ def test_compilable_modules_and_the_build_hook_agree() -> None:
     assert _select.source_of("maumau_log.openspiel.port") == pkg / "openspiel" / "port.py"
     assert _select.source_of("maumau_log.openspiel.convert") == pkg / "openspiel" / "convert.py"
     assert _select.source_of("maumau_log.engine.core") == pkg / "engine" / "core.py"
-    assert _select.source_of("maumau_log.shuffle") == pkg / "shuffle.py"
+    assert _select.source_of("maumau_log.engine.shuffle") == pkg / "shuffle.py"
     assert _select.source_of("maumau_log.scoring") == pkg / "scoring.py"
     assert _select.source_of("maumau_log.replay") == pkg / "replay.py"
     assert _select.source_of("maumau_log.replay_checks") == pkg / "replay_checks.py"

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import maumau_log.replay as replay
-from maumau_log import shuffle
+from maumau_log.engine import shuffle
 from maumau_log.engine import Engine, legality
 from maumau_log.events import EVENT_DECODER, Deal, Game, Play, Reshuffle, encode_event
 from maumau_log.replay import DECODED_LINES, Replayer, replay_events

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_shuffle import _reference_shuffle
 
-from maumau_log import shuffle
+from maumau_log.engine import shuffle
 from maumau_log.engine import Engine
 from maumau_log.events import Game, Play, RoundEnd
 from maumau_log.replay_report import GameReport

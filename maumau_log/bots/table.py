@@ -48,8 +48,8 @@ from ..events import (
 from ..matches import RoundContext
 from ..rules import Ruleset
 from ..scoring import round_scores
-from ..shuffle import deal as fair_deal
-from ..shuffle import reshuffle_seed, shuffled
+from ..engine.shuffle import deal as fair_deal
+from ..engine.shuffle import reshuffle_seed, shuffled
 from .determinize import shuffle_list
 
 MAX_EVENTS = 20_000

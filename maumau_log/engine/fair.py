@@ -1,5 +1,5 @@
 """Provably fair deals and reshuffles (README "Provably fair shuffles"; issue 7;
-``maumau_log/shuffle.py``, algorithm ``maumau-sha256-fy/1``).
+``maumau_log/engine/shuffle.py``, algorithm ``maumau-sha256-fy/1``).
 
 When the header reveals the shuffle seed, the deal must be what the seed deals and the k-th
 reshuffle what the k-th derived seed gives; both then fix the stock's order.
@@ -11,8 +11,8 @@ from collections.abc import Mapping
 
 from ..cards import Card
 from ..events import Deal
-from ..shuffle import deal as fair_deal
-from ..shuffle import reshuffle_seed, shuffled
+from .shuffle import deal as fair_deal
+from .shuffle import reshuffle_seed, shuffled
 from .errors import fail
 from .state import State
 

@@ -20,7 +20,7 @@ from ..cards import Card
 from ..events import Game
 from ..matches import RoundContext
 from ..rules import CardRule, Ruleset
-from ..shuffle import ALGORITHM as FAIR_SHUFFLE
+from .shuffle import ALGORITHM as FAIR_SHUFFLE
 from .tables import CardInfo, Tables, tables
 
 # Phases of a round.

@@ -34,7 +34,7 @@ import struct
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from .cards import Card
+from ..cards import Card
 
 ALGORITHM: Final = "maumau-sha256-fy/1"
 _TWO64: Final = 1 << 64
