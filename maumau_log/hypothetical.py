@@ -115,7 +115,7 @@ def try_action(engine: Engine, text: str) -> dict[str, Any]:
     try:
         event = decode_event(msgspec.json.encode(ev))
     except msgspec.ValidationError as exc:
-        from .schema import explain_event
+        from .events.schema import explain_event
 
         result.update(
             code="schema_error",

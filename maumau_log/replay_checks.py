@@ -130,7 +130,7 @@ def _scan_id(raw: bytes) -> str | None:
 def explain(raw: bytes, exc: Exception) -> str:
     """Why a line of JSON does not have an event's shape, in the schema's words (falls
     back to the decoder's message)."""
-    from .schema import explain_event  # only for a bad line (jsonschema is slow to import)
+    from .events.schema import explain_event  # only for a bad line (jsonschema is slow to import)
 
     try:
         text = explain_event(json.loads(raw))

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from .cards import JOKER, Card, Rank, Suit, face_value, make_pack, rank_of, suit_of
-from .schema import schema_errors
+from .events.schema import schema_errors
 
 PRESET_NAMES: tuple[str, ...] = (
     "standard", "classic", "online", "online-penalty", "prsi", "pesten", "puque", "russian",

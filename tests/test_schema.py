@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from maumau_log.events import EVENT_TYPES, decode_event
 from maumau_log.rules import PRESET_NAMES
-from maumau_log.schema import (
+from maumau_log.events.schema import (
     EVENT_SCHEMA_NAMES,
     explain_event,
     load_schema,
@@ -451,7 +451,7 @@ _NEAR_OPTIONS = st.lists(st.sampled_from(sorted(_OPTIONS["properties"])), max_si
 
 
 def _quick(instance: Any) -> bool:
-    from maumau_log.schema import surely_valid
+    from maumau_log.events.schema import surely_valid
 
     return surely_valid(_OPTIONS, instance, _OPTIONS)
 

@@ -22,7 +22,7 @@ from ..rules import (
     resolve,
 )
 from ..runners import Runner, ShardTask, local_results, runner_workers
-from ..schema import load_schema
+from ..events.schema import load_schema
 from ..shard import (
     SHARD_BYTES,
     GameOutcome,

@@ -3,7 +3,7 @@
 Every line of a log is one event: a JSON object whose ``type`` picks one of the frozen
 structs below. Decoding uses msgspec tagged structs (the fast path, about 50 times faster
 than a JSON Schema check); ``schemas/`` holds the same contract as JSON Schema and the test
-suite keeps the two in agreement. When the fast path rejects a line, :mod:`maumau_log.schema`
+suite keeps the two in agreement. When the fast path rejects a line, :mod:`maumau_log.events.schema`
 explains the failure with the schema's own words.
 
 Unknown fields are ignored (FORMAT.md: "kept and ignored, never fatal"): the raw line stays

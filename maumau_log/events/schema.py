@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from .events import Event
+from . import Event
 
 if TYPE_CHECKING:  # jsonschema is imported when a check runs: a replay of good lines
     # never needs it, and it costs more start-up time than the replay's own modules
