@@ -21,8 +21,8 @@ from functools import cache, cached_property, lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from .cards import JOKER, Card, Rank, Suit, face_value, make_pack, rank_of, suit_of
-from .events.schema import schema_errors
+from ..cards import JOKER, Card, Rank, Suit, face_value, make_pack, rank_of, suit_of
+from ..events.schema import schema_errors
 
 PRESET_NAMES: tuple[str, ...] = (
     "standard", "classic", "online", "online-penalty", "prsi", "pesten", "puque", "russian",
