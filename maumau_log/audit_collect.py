@@ -27,7 +27,7 @@ from .audit_findings import (
 )
 from .engine import Engine, RuleViolation
 from .events import Abandon, Deal, Draw, Game, Penalty, decode_event
-from .matches import RoundContext
+from .scoring.matches import RoundContext
 from .rules import Ruleset, RulesetError, resolve, variant_label
 from .store import UNKNOWN, check_files, scan_all
 from .store_integrity import check_sums

@@ -41,7 +41,7 @@ from .events import (
     SuitChoice,
 )
 from .game_ids import orphan_key
-from .matches import add_scores
+from .scoring.matches import add_scores
 from .replay import GameReport
 from .replay_checks import number_text
 from .rules import Ruleset

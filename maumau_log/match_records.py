@@ -18,7 +18,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .matches import MatchState, add_scores, is_over, match_winner
+from .scoring.matches import MatchState, add_scores, is_over, match_winner
 from .rules import Ruleset, RulesetError, resolve
 from .store import (
     SCHEMAS,
@@ -70,7 +70,7 @@ def match_rows(
 
     The rounds are taken in order of ``round`` (then game id). The running totals are
     known from round 1 on while each round is the next number, valid and scored, and the
-    match was not over before it (PRESETS.md ruling 14, :func:`maumau_log.matches.is_over`);
+    match was not over before it (PRESETS.md ruling 14, :func:`maumau_log.scoring.matches.is_over`);
     from the first round that breaks this on they are unknown (None). Under ``scoring =
     "none"`` (a match decided by ``loser_hand_shrink``) every round scores 0 for the match's
     end and winner, and the running totals are None.

@@ -46,7 +46,7 @@ from .events import (
     valid_text,
 )
 from .logs.lines import LogReadError, Overlong, iter_line_runs, iter_lines, limit_text, numbered
-from .matches import MatchState, RoundContext
+from .scoring.matches import MatchState, RoundContext
 from .logs.notation import BadLine, is_notation
 from .logs.notation import file_lines as notation_lines
 from .replay_checks import (

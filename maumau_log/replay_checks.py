@@ -14,7 +14,7 @@ from datetime import datetime
 
 from .engine.errors import number_text as number_text  # re-exported (replay.py)
 from .events import FORMAT_VERSION, Game, valid_text
-from .matches import MatchState, RoundContext
+from .scoring.matches import MatchState, RoundContext
 from .replay_report import GameState
 from .rules import Ruleset
 from .engine.shuffle import ALGORITHM as FAIR_SHUFFLE

@@ -45,7 +45,7 @@ from .bots.mc import evaluate
 from .bots.table import due_call
 from .engine import PLAY, Action, Engine, RuleViolation, normalize_call
 from .events import Call, Deal, Draw, Event, Game, Pass, Penalty, Play, SuitChoice, decode_event
-from .matches import RoundContext
+from .scoring.matches import RoundContext
 from .rules import Ruleset, RulesetError, resolve
 
 DEFAULT_ROLLOUTS = 100

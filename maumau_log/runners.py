@@ -27,7 +27,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from .logs.lines import line_limit
-from .matches import MatchState
+from .scoring.matches import MatchState
 from .shard import Shard, ShardFailure, ShardResult, run_shard
 
 if TYPE_CHECKING:  # the pool's modules only when a pool runs (issue 12: one process's start-up)

@@ -46,7 +46,7 @@ from .logs.lines import (
     numbered,
 )
 from .logs.lines import expand_inputs as expand_inputs  # re-exported (its home was here)
-from .matches import MatchState
+from .scoring.matches import MatchState
 from .logs.notation import file_lines as notation_lines
 from .logs.notation import is_notation, located_lines
 from .replay import GameReport, Replayer

@@ -26,7 +26,7 @@ from .bots.policies import SimulatorBot
 from .bots.table import BotTable
 from .engine import OUT, PLAY, Action, Engine
 from .events import FORMAT_VERSION, Event, Game, MatchEnd, encode_event
-from .matches import MatchState, RoundContext
+from .scoring.matches import MatchState, RoundContext
 from .rules import Ruleset, resolve
 from .engine.shuffle import ALGORITHM, commitment
 

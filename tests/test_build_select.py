@@ -29,7 +29,7 @@ def test_compilable_modules_and_the_build_hook_agree() -> None:
     assert _select.source_of("maumau_log.openspiel.convert") == pkg / "openspiel" / "convert.py"
     assert _select.source_of("maumau_log.engine.core") == pkg / "engine" / "core.py"
     assert _select.source_of("maumau_log.engine.shuffle") == pkg / "shuffle.py"
-    assert _select.source_of("maumau_log.scoring") == pkg / "scoring.py"
+    assert _select.source_of("maumau_log.scoring.rounds") == pkg / "scoring.py"
     assert _select.source_of("maumau_log.replay") == pkg / "replay.py"
     assert _select.source_of("maumau_log.replay_checks") == pkg / "replay_checks.py"
     assert _select.source_of("maumau_log.replay_report") == pkg / "replay_report.py"

@@ -45,9 +45,9 @@ from ..events import (
     RoundEnd,
     SuitChoice,
 )
-from ..matches import RoundContext
+from ..scoring.matches import RoundContext
 from ..rules import Ruleset
-from ..scoring import round_scores
+from ..scoring.rounds import round_scores
 from ..engine.shuffle import deal as fair_deal
 from ..engine.shuffle import reshuffle_seed, shuffled
 from .determinize import shuffle_list

@@ -33,7 +33,7 @@ from ..events import (
     RoundEnd,
     SuitChoice,
 )
-from ..matches import RoundContext
+from ..scoring.matches import RoundContext
 from ..rules import Ruleset
 from . import legality
 from .actions import Action, describe_legal, legal_actions

@@ -3,8 +3,8 @@
 (round_end, match_end); PRESETS.md rulings 13 (scores), 14 (matches) and 16).
 
 The winner, the final hands and the claimed scores are checked against the replay; the
-round's scores, the match totals and its end come from :mod:`maumau_log.scoring`
-(:mod:`maumau_log.matches` names the latter too). Under ``scoring = "none"`` every player
+round's scores, the match totals and its end come from :mod:`maumau_log.scoring.rounds`
+(:mod:`maumau_log.scoring.matches` names the latter too). Under ``scoring = "none"`` every player
 scores 0, and a claimed score is checked all the same (README "How the engine reads the
 rules").
 """
@@ -15,7 +15,7 @@ from collections import Counter
 
 from ..cards import Card, canonical, is_card_code
 from ..events import Abandon, HandCount, MatchEnd, RoundEnd
-from ..scoring import add_scores, is_over, match_winner, round_scores
+from ..scoring.rounds import add_scores, is_over, match_winner, round_scores
 from .actions import describe_legal
 from .calls import close_window
 from .errors import fail

@@ -18,7 +18,7 @@ from typing import Any, Final
 
 from ..cards import Card
 from ..events import Game
-from ..matches import RoundContext
+from ..scoring.matches import RoundContext
 from ..rules import CardRule, Ruleset
 from .shuffle import ALGORITHM as FAIR_SHUFFLE
 from .tables import CardInfo, Tables, tables

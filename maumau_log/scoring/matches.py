@@ -12,14 +12,14 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from .rules import Ruleset
+from ..rules import Ruleset
 
 # the per-round arithmetic of a match lives with the round scores (compiled with the
 # engine, which calls it at every round_end: issue 12); named here as before
-from .scoring import HIGH_WINS as HIGH_WINS
-from .scoring import add_scores as add_scores
-from .scoring import is_over as is_over
-from .scoring import match_winner as match_winner
+from .rounds import HIGH_WINS as HIGH_WINS
+from .rounds import add_scores as add_scores
+from .rounds import is_over as is_over
+from .rounds import match_winner as match_winner
 
 
 @dataclass(frozen=True)

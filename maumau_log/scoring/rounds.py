@@ -3,7 +3,7 @@
 Pure functions of the final hands: no state, no I/O. This module scores one round, and adds
 a round to a match's running totals and decides the match's end and winner (PRESETS.md
 ruling 14: :func:`add_scores`, :func:`is_over`, :func:`match_winner`, named in
-:mod:`maumau_log.matches` too; here because the engine calls them at every ``round_end``
+:mod:`maumau_log.scoring.matches` too; here because the engine calls them at every ``round_end``
 and this module is compiled with it, issue 12).
 """
 
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from .cards import Card
-from .rules import Ruleset
+from ..cards import Card
+from ..rules import Ruleset
 
 HIGH_WINS = ("winner_collects", "hand_penalty")
 """Scoring systems whose match winner has the highest total; the others, the lowest."""
