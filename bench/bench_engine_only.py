@@ -4,7 +4,7 @@ Run by hand (not in the tests):
 
     python bench/bench_engine_only.py bench/out/classic_4p_20000g_s1.jsonl [ROUNDS]
 
-It reads the file's games with :func:`maumau_log.replay.read_games` (decoded events, no
+It reads the file's games with :func:`maumau_log.replay.driver.read_games` (decoded events, no
 replay), resolves each game's ruleset once, then times, ``ROUNDS`` times (default 3),
 ``Engine(...)`` plus ``apply`` of every event of every game, and prints the best CPU time
 (``time.process_time``). The garbage collector's view of the kept events is frozen first
@@ -25,7 +25,7 @@ import time
 
 from maumau_log.engine import COMPILED, Engine, RuleViolation
 from maumau_log.events import Event, Game
-from maumau_log.replay import read_games
+from maumau_log.replay.driver import read_games
 from maumau_log.rules import Ruleset, resolve
 
 

@@ -111,7 +111,7 @@ def main() -> None:
     dataset = HERE / "out" / f"ds-{args.games}"
     shutil.rmtree(dataset, ignore_errors=True)
 
-    from maumau_log.replay import Replayer
+    from maumau_log.replay.driver import Replayer
 
     t0 = time.perf_counter()
     replayed = sum(r.events for r in Replayer().replay_paths([log]))

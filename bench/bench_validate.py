@@ -57,7 +57,7 @@ with open(sys.argv[1], "rb") as fh:
 
 VALIDATE = """
 import resource, sys
-from maumau_log.replay import Replayer
+from maumau_log.replay.driver import Replayer
 n = games = valid = 0
 for report in Replayer().replay_file(sys.argv[1]):
     games += 1
@@ -73,7 +73,7 @@ DRIVER = """
 import resource, sys
 import maumau_log.engine.core as core
 core.Engine.apply = lambda self, event: None  # the replay driver alone (pure build only)
-from maumau_log.replay import Replayer
+from maumau_log.replay.driver import Replayer
 n = 0
 for report in Replayer().replay_file(sys.argv[1]):
     n += report.events

@@ -78,7 +78,7 @@ def main() -> None:
     import gc
 
     import maumau_log.collector as collector
-    import maumau_log.game_ids as game_ids
+    import maumau_log.replay.game_ids as game_ids
     import maumau_log.records as records
     import maumau_log.runners as runners
     import maumau_log.shard as shard_mod

@@ -37,7 +37,7 @@ OUT = Path(__file__).resolve().parent / "out"
 
 CPROFILE = """
 import cProfile, pstats, sys
-from maumau_log.replay import Replayer
+from maumau_log.replay.driver import Replayer
 def work():
     n = 0
     for report in Replayer().replay_file(sys.argv[1]):
@@ -60,7 +60,7 @@ for (fn, line, name), (cc, nc, tt, ct, callers) in rows:
 
 PERF_RUN = """
 import sys
-from maumau_log.replay import Replayer
+from maumau_log.replay.driver import Replayer
 n = 0
 for report in Replayer().replay_file(sys.argv[1]):
     n += report.events

@@ -1,6 +1,6 @@
 """Replay records: a visitor that turns a replay into dataset rows.
 
-:class:`RecordCollector` is a :class:`~maumau_log.replay.ReplayVisitor`. For every event
+:class:`RecordCollector` is a :class:`~maumau_log.replay.driver.ReplayVisitor`. For every event
 the engine accepts it appends one value per column to plain Python lists (no dict per row:
 the visitor runs for every event, so its work is kept to a few appends); at the end of each
 game it adds the game's ``games``, ``results`` and ``violations`` rows, or drops the game
@@ -40,10 +40,10 @@ from .events import (
     Play,
     SuitChoice,
 )
-from .game_ids import orphan_key
+from .replay.game_ids import orphan_key
 from .scoring.matches import add_scores
-from .replay import GameReport
-from .replay_checks import number_text
+from .replay.driver import GameReport
+from .replay.checks import number_text
 from .rules import Ruleset
 from .store import (
     UNKNOWN,

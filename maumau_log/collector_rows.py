@@ -23,7 +23,7 @@ import pyarrow.compute as pc
 from .events import (
     Game,
 )
-from .replay import is_iso_datetime
+from .replay.driver import is_iso_datetime
 from .rules import Ruleset
 from .store import (
     AUDIT_TABLES,

@@ -38,7 +38,7 @@ from .events import (
     Game,
     decode_event,
 )
-from .game_ids import KnownGames
+from .replay.game_ids import KnownGames
 from .match_records import MatchRound, match_rows, update_matches  # noqa: F401
 from .rules import RulesetError, resolve
 from .runners import Runner, ShardTask, local_results, runner_stages, runner_workers

@@ -165,7 +165,7 @@ def load_events(source: str | os.PathLike[str], game_id: str) -> tuple[list[Even
     if path.is_dir():
         return _from_dataset(path, game_id)
     from .logs.lines import LogReadError
-    from .replay import read_games
+    from .replay.driver import read_games
 
     try:
         for _, events in read_games(path):

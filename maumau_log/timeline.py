@@ -2,7 +2,7 @@
 
 The dispute tools (the HTML viewer, ``game --try``) need one game's lines as read and the
 engine's state after every event. This module finds the game in its source and replays it
-with the ordinary :class:`~maumau_log.replay.Replayer` (so the states are exactly the
+with the ordinary :class:`~maumau_log.replay.driver.Replayer` (so the states are exactly the
 ones ``validate`` computes), recording after each accepted event :meth:`Engine.view`, the
 legal next actions and what else a person at the table could see, as the page's compact
 frames (:mod:`maumau_log.viewer_data`). No rule is decided here: every state and every
@@ -33,7 +33,7 @@ from .engine import Engine
 from .events import Event
 from .gamelines import GameLines, SourceError, find_in_file
 from .logs.notation import BadLine
-from .replay import GameReport, Replayer
+from .replay.driver import GameReport, Replayer
 from .viewer_data import StateCodec, decode_frames, dumps, utf8_size
 from .violations import Violation
 

@@ -1,7 +1,7 @@
 """Build tiny hand-made games (FORMAT.md events as dicts) and replay them.
 
 Events are plain JSON-able dicts, exactly as a log line would hold them. :func:`replay`
-writes them as a JSON Lines file and runs the real :class:`~maumau_log.replay.Replayer`, so
+writes them as a JSON Lines file and runs the real :class:`~maumau_log.replay.driver.Replayer`, so
 the violation code and its ``event_index`` (header = 0) are what ``validate`` reports;
 :func:`engine_after` applies events to an :class:`~maumau_log.engine.Engine` to read
 ``view()`` at a chosen point.
@@ -20,7 +20,7 @@ import msgspec
 
 from maumau_log.engine import Engine
 from maumau_log.events import Game, decode_event
-from maumau_log.replay import GameReport, Replayer
+from maumau_log.replay.driver import GameReport, Replayer
 from maumau_log.rules import resolve
 
 Ev = dict[str, Any]

@@ -20,7 +20,7 @@ from maumau_log.bots.season import club_pool, season
 from maumau_log.bots.table import due_call, make_header, utility
 from maumau_log.cli import app
 from maumau_log.engine import HIDDEN, Action
-from maumau_log.replay import replay_events
+from maumau_log.replay.driver import replay_events
 from maumau_log.rules import resolve
 from maumau_log.sim import fair_shuffle
 

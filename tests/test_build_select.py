@@ -30,9 +30,9 @@ def test_compilable_modules_and_the_build_hook_agree() -> None:
     assert _select.source_of("maumau_log.engine.core") == pkg / "engine" / "core.py"
     assert _select.source_of("maumau_log.engine.shuffle") == pkg / "shuffle.py"
     assert _select.source_of("maumau_log.scoring.rounds") == pkg / "scoring.py"
-    assert _select.source_of("maumau_log.replay") == pkg / "replay.py"
-    assert _select.source_of("maumau_log.replay_checks") == pkg / "replay_checks.py"
-    assert _select.source_of("maumau_log.replay_report") == pkg / "replay_report.py"
+    assert _select.source_of("maumau_log.replay.driver") == pkg / "replay.py"
+    assert _select.source_of("maumau_log.replay.checks") == pkg / "replay_checks.py"
+    assert _select.source_of("maumau_log.replay.report") == pkg / "replay_report.py"
     never_compiled = (
         "maumau_log.engine", "maumau_log.engine.__init__", "maumau_log.engine._select",
         "maumau_log.openspiel.sources", "maumau_log.shard", "maumau_log._select",

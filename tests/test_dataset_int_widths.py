@@ -171,7 +171,7 @@ def test_line_numbers_beyond_32_bits_are_stored(tmp_path: Path, line: int) -> No
     """A file may hold more than 2^31 lines (blank ones are skipped): the line columns
     are 64-bit. The collector is fed one game reported at such a line."""
     from maumau_log.collector import RecordCollector
-    from maumau_log.replay import Replayer
+    from maumau_log.replay.driver import Replayer
 
     log = write_log(tmp_path / "g.jsonl", [hand_games()[2]])
     collector = RecordCollector()

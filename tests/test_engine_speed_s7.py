@@ -9,7 +9,7 @@ from test_shuffle import _reference_shuffle
 
 from maumau_log import matches, scoring
 from maumau_log.events import RoundEnd
-from maumau_log.replay import replay_events
+from maumau_log.replay.driver import replay_events
 from maumau_log.engine.shuffle import shuffled
 from maumau_log.sim import simulate
 

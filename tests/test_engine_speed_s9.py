@@ -18,7 +18,7 @@ from test_shuffle import _reference_shuffle
 from maumau_log.engine import shuffle
 from maumau_log.engine import Engine
 from maumau_log.events import Game, Play, RoundEnd
-from maumau_log.replay_report import GameReport
+from maumau_log.replay.report import GameReport
 from maumau_log.rules import PRESET_NAMES, UNSUPPORTED_PRESETS, resolve
 from maumau_log.sim import simulate
 

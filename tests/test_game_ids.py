@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 import maumau_log.cli.replay_cmds
 from maumau_log.cli import app
 from maumau_log.events import encode_event
-from maumau_log.game_ids import GameIdTally, KnownGames, repeated_in_memory
+from maumau_log.replay.game_ids import GameIdTally, KnownGames, repeated_in_memory
 from maumau_log.records import ingest
 from maumau_log.shard import plan_shards
 from maumau_log.sim import simulate

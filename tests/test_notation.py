@@ -19,7 +19,7 @@ from maumau_log.cli import app
 from maumau_log.events import encode_event
 from maumau_log.logs.lines import LogReadError, iter_lines
 from maumau_log.logs.notation import NotationError, from_notation, parse_action, to_notation
-from maumau_log.replay import Replayer
+from maumau_log.replay.driver import Replayer
 from maumau_log.rules import PRESET_NAMES
 from maumau_log.sim import simulate
 

@@ -42,7 +42,7 @@ from maumau_log.openspiel import (
     read_source,
     returns_explained,
 )
-from maumau_log.replay import replay_events
+from maumau_log.replay.driver import replay_events
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs" / "openspiel"
 runner = CliRunner()

@@ -15,7 +15,7 @@ import maumau_log.cli.replay_cmds  # noqa: F401  (registers the commands)
 from maumau_log.cli import app
 from maumau_log.compare import compare, seat_view
 from maumau_log.events import Deal, Draw, Event, Game, HandCount, Play, Reshuffle, encode_event
-from maumau_log.replay import replay_events
+from maumau_log.replay.driver import replay_events
 from maumau_log.sim import simulate
 
 runner = CliRunner()

@@ -15,7 +15,7 @@ import polars as pl
 import pytest
 
 from maumau_log.records import RecordCollector, content_hash, ingest, load_game
-from maumau_log.replay import Replayer
+from maumau_log.replay.driver import Replayer
 from maumau_log.rules import resolve
 from maumau_log.store import scan
 

@@ -11,7 +11,7 @@ import msgspec
 
 import maumau_log
 from maumau_log.events import Game, decode_event, encode_event
-from maumau_log.replay import GameReport, Replayer, ReplayVisitor, read_games, replay_events
+from maumau_log.replay.driver import GameReport, Replayer, ReplayVisitor, read_games, replay_events
 from maumau_log.shard import ContentHasher
 from maumau_log.sim import simulate
 
@@ -38,7 +38,7 @@ def test_replay_modules_are_small_and_import_one_way() -> None:
     assert "replay_report" in _imports("replay_checks")
     assert {"replay_report", "replay_checks"} <= _imports("replay")
     # the public names stay where callers import them
-    assert GameReport.__module__ == "maumau_log.replay_report"
+    assert GameReport.__module__ == "maumau_log.replay.report"
     assert callable(replay_events) and callable(read_games) and ReplayVisitor is not None
 
 

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 import maumau_log.cli.replay_cmds  # noqa: F401  (registers the commands)
 from maumau_log.cli import app
-from maumau_log.replay import Replayer
+from maumau_log.replay.driver import Replayer
 from maumau_log.violations import CODES
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs"

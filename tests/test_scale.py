@@ -25,7 +25,7 @@ from maumau_log.collector import RecordCollector
 from maumau_log.logs.lines import LogReadError, expand_paths, iter_lines
 from maumau_log.match_records import update_matches
 from maumau_log.records import ingest
-from maumau_log.replay import Replayer
+from maumau_log.replay.driver import Replayer
 from maumau_log.rules import PRESET_NAMES
 from maumau_log.runners import ShardTask, local_results, merge_order, serial_results
 from maumau_log.shard import Shard, ShardFailure, ShardResult, outcome, plan_shards, run_shard

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from maumau_log.events import Deal, Event, Game, Reshuffle
-from maumau_log.replay import replay_events
+from maumau_log.replay.driver import replay_events
 from maumau_log.engine.shuffle import commitment, shuffled
 from maumau_log.sim import simulate
 

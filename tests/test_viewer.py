@@ -19,7 +19,7 @@ import maumau_log.cli.dispute_cmds  # noqa: F401  (registers the commands)
 from maumau_log import __version__
 from maumau_log.cli import app
 from maumau_log.events import Event, Game, Play, encode_event
-from maumau_log.replay import GameReport, Replayer
+from maumau_log.replay.driver import GameReport, Replayer
 from maumau_log.rules import PRESET_NAMES
 from maumau_log.sim import simulate
 from maumau_log.timeline import build, find_game

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from ..events import Game, valid_json
-from ..game_ids import GameIdTally
+from ..replay.game_ids import GameIdTally
 from ..logs.lines import LogReadError
 from ..rules import (
     PRESET_NAMES,
@@ -413,7 +413,7 @@ def compare_cmd(
     1 when one disagrees (or is missing from the server's log), 2 for unreadable input.
     """
     from ..compare import compare
-    from ..replay import read_games
+    from ..replay.driver import read_games
 
     try:
         server = {evs[0].game_id: evs for _, evs in read_games(server_log)}  # type: ignore[union-attr]

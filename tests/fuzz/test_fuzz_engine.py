@@ -17,7 +17,7 @@ from fuzzing import FUZZ, base_games, presets
 from hypothesis import given
 from hypothesis import strategies as st
 
-from maumau_log.replay import Replayer
+from maumau_log.replay.driver import Replayer
 from maumau_log.rules import resolve
 
 EDGE = [0, -1, 1, 2, 3, 5, 7, 52, 2**31, 2**63, 10**30, 10**400]

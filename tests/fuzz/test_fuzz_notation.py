@@ -28,7 +28,7 @@ from maumau_log.engine import Engine
 from maumau_log.events import Game, decode_event, has_lone_surrogate
 from maumau_log.hypothetical import try_action
 from maumau_log.logs.notation import NotationError, from_notation, located_lines
-from maumau_log.replay import Replayer
+from maumau_log.replay.driver import Replayer
 from maumau_log.rules import resolve
 
 DISPUTES = Path(__file__).resolve().parent.parent.parent / "sample_logs" / "disputes"

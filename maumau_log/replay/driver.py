@@ -30,8 +30,8 @@ from typing import Any, Final
 
 import msgspec
 
-from .engine import FINISHED, Engine, RuleViolation
-from .events import (
+from ..engine import FINISHED, Engine, RuleViolation
+from ..events import (
     EVENT_DECODER,
     Call,
     Draw,
@@ -45,11 +45,11 @@ from .events import (
     event_player,
     valid_text,
 )
-from .logs.lines import LogReadError, Overlong, iter_line_runs, iter_lines, limit_text, numbered
-from .scoring.matches import MatchState, RoundContext
-from .logs.notation import BadLine, is_notation
-from .logs.notation import file_lines as notation_lines
-from .replay_checks import (
+from ..logs.lines import LogReadError, Overlong, iter_line_runs, iter_lines, limit_text, numbered
+from ..scoring.matches import MatchState, RoundContext
+from ..logs.notation import BadLine, is_notation
+from ..logs.notation import file_lines as notation_lines
+from .checks import (
     commitment_problem,
     explain,
     guess_id,
@@ -61,9 +61,9 @@ from .replay_checks import (
     shorten,
     update_match,
 )
-from .replay_report import GameReport, GameState, ReplayVisitor
-from .rules import Ruleset, RulesetError, resolve
-from .violations import Violation
+from .report import GameReport, GameState, ReplayVisitor
+from ..rules import Ruleset, RulesetError, resolve
+from ..violations import Violation
 
 __all__ = [
     "GameReport",

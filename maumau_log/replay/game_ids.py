@@ -22,12 +22,12 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .logs.lines import is_uri
+from ..logs.lines import is_uri
 
 if TYPE_CHECKING:
     import sqlite3
 
-    from .replay import GameReport
+    from .driver import GameReport
 
 _ROWS = "CREATE TABLE ids (id BLOB NOT NULL, content INTEGER, seq INTEGER NOT NULL, " \
     "file INTEGER NOT NULL, line INTEGER)"  # fmt: skip
@@ -238,7 +238,7 @@ class KnownGames:
         Raises:
             DatasetError: see :func:`maumau_log.store.check_files`.
         """
-        from .store_manifest import _manifest_path, check_files
+        from ..store_manifest import _manifest_path, check_files
 
         root = Path(dataset)
         if not _manifest_path(root).exists():

@@ -1,8 +1,8 @@
 """What a replay produces: the per-game report, the visitor protocol, the driver's record.
 
-The bottom of the replay's modules (:mod:`maumau_log.replay` drives, :mod:`.replay_checks`
+The bottom of the replay's modules (:mod:`maumau_log.replay.driver` drives, :mod:`.replay_checks`
 checks headers and matches; both import this one). Names are re-exported by
-:mod:`maumau_log.replay`, where callers import them.
+:mod:`maumau_log.replay.driver`, where callers import them.
 """
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from .engine import Engine
-from .events import Event, Game
-from .rules import Ruleset
-from .violations import Violation
+from ..engine import Engine
+from ..events import Event, Game
+from ..rules import Ruleset
+from ..violations import Violation
 
 __all__ = ["GameReport", "GameState", "ReplayVisitor"]
 

@@ -4,7 +4,7 @@ Per game, not per event: the header's own faults (FORMAT.md Events (game)), the 
 commitment of a provably fair deal (shuffle ``maumau-sha256-fy/1`` step 1), the round's place
 in its match (PRESETS.md ruling 14), and the words of a bad line's violation (its game id
 guessed, a schema failure explained, huge values shortened). Imports only
-:mod:`.replay_report` of the replay's modules; :mod:`maumau_log.replay` drives.
+:mod:`.replay_report` of the replay's modules; :mod:`maumau_log.replay.driver` drives.
 """
 
 from __future__ import annotations
@@ -12,13 +12,13 @@ from __future__ import annotations
 import json
 from datetime import datetime
 
-from .engine.errors import number_text as number_text  # re-exported (replay.py)
-from .events import FORMAT_VERSION, Game, valid_text
-from .scoring.matches import MatchState, RoundContext
-from .replay_report import GameState
-from .rules import Ruleset
-from .engine.shuffle import ALGORITHM as FAIR_SHUFFLE
-from .engine.shuffle import commitment
+from ..engine.errors import number_text as number_text  # re-exported (replay.py)
+from ..events import FORMAT_VERSION, Game, valid_text
+from ..scoring.matches import MatchState, RoundContext
+from .report import GameState
+from ..rules import Ruleset
+from ..engine.shuffle import ALGORITHM as FAIR_SHUFFLE
+from ..engine.shuffle import commitment
 
 Problem = tuple[str, str, str]
 """A violation to report: ``(code, message, rule)``."""
@@ -130,7 +130,7 @@ def _scan_id(raw: bytes) -> str | None:
 def explain(raw: bytes, exc: Exception) -> str:
     """Why a line of JSON does not have an event's shape, in the schema's words (falls
     back to the decoder's message)."""
-    from .events.schema import explain_event  # only for a bad line (jsonschema is slow to import)
+    from ..events.schema import explain_event  # only for a bad line (jsonschema is slow to import)
 
     try:
         text = explain_event(json.loads(raw))
