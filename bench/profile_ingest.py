@@ -77,12 +77,12 @@ def main() -> None:
     mode, paths = sys.argv[1], sys.argv[2:]
     import gc
 
-    import maumau_log.collector as collector
+    import maumau_log.store.collector as collector
     import maumau_log.replay.game_ids as game_ids
     import maumau_log.records as records
     import maumau_log.runners as runners
     import maumau_log.shard as shard_mod
-    import maumau_log.store_writer as store_writer
+    import maumau_log.store.writer as store_writer
 
     gc_at: list[float] = []
 

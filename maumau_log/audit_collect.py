@@ -19,7 +19,7 @@ import msgspec
 import polars as pl
 import pyarrow.parquet as pq
 
-from .audit_facts import time_ms
+from .store.facts import time_ms
 from .audit_findings import (
     _DECISIONS,
     CALL_REASONS,
@@ -30,7 +30,7 @@ from .events import Abandon, Deal, Draw, Game, Penalty, decode_event
 from .scoring.matches import RoundContext
 from .rules import Ruleset, RulesetError, resolve, variant_label
 from .store import UNKNOWN, check_files, scan_all
-from .store_integrity import check_sums
+from .store.integrity import check_sums
 
 # ---------------------------------------------------------------------------------------
 # Collecting what the tests need (one replay of every valid game)

@@ -64,7 +64,7 @@ class StoredCheck:
     """What a dataset stores of a game, to check the lines of its source file against.
 
     Attributes:
-        content_hash: ``games.content_hash`` (:func:`maumau_log.collector_rows.content_hash`:
+        content_hash: ``games.content_hash`` (:func:`maumau_log.store.rows.content_hash`:
             the accepted events, the number of events, the violation's code and index).
         violation_raw: ``violations.raw`` (the violating line as logged, cut to the
             dataset's limit), or None (a valid game, or a dataset that did not keep it).

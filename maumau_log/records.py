@@ -5,7 +5,7 @@
 :func:`load_game` reads one game back and rebuilds the state at any event by replaying the
 stored events through the engine (the events table keeps each event's JSON in ``raw``, so
 the rebuilt state is exactly the replay's). The row building lives in
-:mod:`maumau_log.collector`, the matches table in :mod:`maumau_log.match_records`.
+:mod:`maumau_log.store.collector`, the matches table in :mod:`maumau_log.store.matches`.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from .collector import (  # noqa: F401  (re-exported: the API before the split)
+from .store.collector import (  # noqa: F401  (re-exported: the API before the split)
     BATCH_EVENTS,
     Conflict,
     RecordCollector,
@@ -39,7 +39,7 @@ from .events import (
     decode_event,
 )
 from .replay.game_ids import KnownGames
-from .match_records import MatchRound, match_rows, update_matches  # noqa: F401
+from .store.matches import MatchRound, match_rows, update_matches  # noqa: F401
 from .rules import RulesetError, resolve
 from .runners import Runner, ShardTask, local_results, runner_stages, runner_workers
 from .shard import (
@@ -59,7 +59,7 @@ from .store import (
     scan_all,
     write_error,
 )
-from .store_manifest import checked_scan
+from .store.manifest import checked_scan
 from .violations import Violation
 
 # ---------------------------------------------------------------------------------------

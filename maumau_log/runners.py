@@ -139,7 +139,7 @@ def stage_tables(res: ShardResult, stage: str, stage_id: str) -> None:
             with exit 2, nothing published).
     """
     from .store import partition_dir
-    from .store_writer import write_file
+    from .store.writer import write_file
 
     for (ruleset, date), tables in res.tables.items():
         for name in STAGED_TABLES:

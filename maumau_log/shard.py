@@ -113,7 +113,7 @@ class GameOutcome:
         events: events in the game, the header counted.
         violation: the first violation, or None.
         unchecked: checks a partial-information log did not allow.
-        content_hash: :func:`~maumau_log.collector.content_hash` (only when collecting rows).
+        content_hash: :func:`~maumau_log.store.collector.content_hash` (only when collecting rows).
         match_id: the header's match id.
     """
 
@@ -276,7 +276,7 @@ def run_shard(
 
     collector = None
     if collect:  # Arrow and Polars only when rows are wanted (not for validate: issue 12)
-        from .collector import RecordCollector
+        from .store.collector import RecordCollector
 
         collector = RecordCollector(ingested_at=ingested_at)
     visitors: list[Any] = [collector] if collector else [ContentHasher()]

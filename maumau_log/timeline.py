@@ -248,11 +248,11 @@ def _replay(
 ) -> tuple[GameReport, bool]:
     """Replay ``gl`` with ``cap``; returns the game's report and whether its lines are
     the game ``gl.check`` describes (True when there is nothing to check): the content
-    hash computed by the ingest's own :class:`~maumau_log.collector.RecordCollector`
+    hash computed by the ingest's own :class:`~maumau_log.store.collector.RecordCollector`
     riding along, and the violating line as the dataset keeps it."""
     visitors: list[Any] = [cap]
     if gl.check is not None:
-        from .collector import RecordCollector
+        from .store.collector import RecordCollector
 
         visitors.append(RecordCollector())
     replayer = Replayer(rules_file if rules_file is not None else gl.options, visitors=visitors)
@@ -265,7 +265,7 @@ def _replay(
     check = gl.check
     if check is None:
         return report, True
-    from .collector_rows import logged_line
+    from .store.rows import logged_line
 
     same = report.extra.get("content_hash") == check.content_hash
     if same and report.violation is not None and check.violation_raw is not None:

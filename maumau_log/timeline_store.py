@@ -1,7 +1,7 @@
 """A dataset's game for the viewer and ``game --try``: the game the dataset stores.
 
 The ``games`` table names the file and line a game was ingested from and its content hash
-(:func:`maumau_log.collector_rows.content_hash`). The source file is read only when it is
+(:func:`maumau_log.store.rows.content_hash`). The source file is read only when it is
 still there and holds a game at that line; the replay then recomputes the hash with the
 ingest's own collector and uses the file only when the hashes agree and the violating
 line is the one the dataset kept (the file gives the lines after the violation and a
@@ -53,7 +53,7 @@ def _stored(root: Path, game: dict[str, Any]) -> GameLines:
     """
     import polars as pl
 
-    from .collector_rows import content_hash
+    from .store.rows import content_hash
     from .store import DatasetError, scan_all
 
     game_id = game["game_id"]

@@ -30,7 +30,7 @@ import maumau_log.audit as audit_mod
 from maumau_log.audit import AuditInput, audit
 from maumau_log.audit_acc import First, SmallestIds, TimingCell, collect
 from maumau_log.audit_findings import MAX_EVIDENCE
-from maumau_log.compact import compact
+from maumau_log.store.compact import compact
 from maumau_log.records import ingest
 from maumau_log.sim import _Table, simulate, simulate_matches, write_games
 from maumau_log.sim_bias import PeekingTable, QuitterTable, add_times, simulate_with, write_jsonl

@@ -1,4 +1,4 @@
-"""A changed bit in a data file is an error, not an answer (:mod:`maumau_log.store_integrity`).
+"""A changed bit in a data file is an error, not an answer (:mod:`maumau_log.store.integrity`).
 
 Reads for answers check each table's files against the SHA-256 the manifest recorded
 before Polars reads them; rewrites (``compact``, an ingest that recomputes match totals)

@@ -1,6 +1,6 @@
 """A dataset folder is untrusted input: no symbolic link inside it is followed, no path the
 manifest names leaves it, and nothing outside it is written or deleted
-(:mod:`maumau_log.store_paths`).
+(:mod:`maumau_log.store.paths`).
 
 Each attack is the one a hostile dataset can carry: a ``.lock`` that links to a file of
 the user's, a table folder that links to another dataset (whose files the clean-up of
@@ -28,7 +28,7 @@ from maumau_log import store
 from maumau_log.cli import app
 from maumau_log.records import ingest
 from maumau_log.sim import simulate, write_games
-from maumau_log.store_paths import ENTRY, check_entry, parquet_files, remove_file
+from maumau_log.store.paths import ENTRY, check_entry, parquet_files, remove_file
 
 runner = CliRunner()
 

@@ -27,7 +27,7 @@ from test_records import hand_games, write_log
 from typer.testing import CliRunner
 
 import maumau_log.cli.data_cmds  # noqa: F401  (registers the commands)
-from maumau_log import match_records
+from maumau_log.store import matches as match_records
 from maumau_log.cli import app
 from maumau_log.events import Event, MatchEnd, RoundEnd, encode_event
 from maumau_log.records import ingest, load_match

@@ -1,7 +1,7 @@
 """Every Polars SQL form the sandbox lets through means the same after regeneration: Polars'
 answer to the SQL generated from the checked tree equals its answer to the text as written.
 
-``query`` no longer hands the user's text to Polars (``maumau_log/sqlguard.py``: Polars runs
+``query`` no longer hands the user's text to Polars (``maumau_log/store/sqlguard.py``: Polars runs
 SQL written back from the checked syntax tree), so a form that sqlglot would rewrite into
 something Polars reads differently (``REGEXP_LIKE`` as ``REGEXP_MATCHES``, ``FLOAT`` as a
 32-bit ``REAL``, ``TRIM(LEADING ...)`` as ``LTRIM(s, c)``, ``DECIMAL`` with DuckDB's default
@@ -16,7 +16,7 @@ import datetime as dt
 import polars as pl
 import pytest
 
-from maumau_log.sqlguard import BadQuery, check_query
+from maumau_log.store.sqlguard import BadQuery, check_query
 
 T = pl.DataFrame(
     {

@@ -1,6 +1,6 @@
 """``query`` sees the dataset and nothing else: every file or URL table function of Polars SQL
 is refused with exit 2 before anything is read, Polars runs only the SQL the sandbox
-generated from the tree it checked, and nesting is bounded (``maumau_log/sqlguard.py``)."""
+generated from the tree it checked, and nesting is bounded (``maumau_log/store/sqlguard.py``)."""
 
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ from test_records import hand_games, write_log
 from typer.testing import CliRunner
 
 import maumau_log.cli.data_cmds  # noqa: F401
-from maumau_log import sqlguard
+from maumau_log.store import sqlguard
 from maumau_log.cli import app
-from maumau_log.sqlguard import (
+from maumau_log.store.sqlguard import (
     FILE_FUNCTIONS,
     MAX_NESTING,
     BadQuery,

@@ -145,7 +145,7 @@ def test_the_bar_shows_no_total_until_the_plan_is_complete(
 
 
 def test_write_file_writes_the_table_schema_whole(tmp_path: Path) -> None:
-    from maumau_log.store_writer import write_file
+    from maumau_log.store.writer import write_file
 
     schema = SCHEMAS["violations"]
     row = {f.name: None for f in schema}

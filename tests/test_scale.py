@@ -21,9 +21,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from maumau_log.collector import RecordCollector
+from maumau_log.store.collector import RecordCollector
 from maumau_log.logs.lines import LogReadError, expand_paths, iter_lines
-from maumau_log.match_records import update_matches
+from maumau_log.store.matches import update_matches
 from maumau_log.records import ingest
 from maumau_log.replay.driver import Replayer
 from maumau_log.rules import PRESET_NAMES

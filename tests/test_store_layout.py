@@ -11,8 +11,8 @@ import polars as pl
 import pyarrow as pa
 import pytest
 
-from maumau_log.store_layout import ALL_TABLES, COLUMNS, polars_schema
-from maumau_log.store_schema import MATCH_TOTAL, RESULTS_SCHEMA, SCHEMAS
+from maumau_log.store.layout import ALL_TABLES, COLUMNS, polars_schema
+from maumau_log.store.schema import MATCH_TOTAL, RESULTS_SCHEMA, SCHEMAS
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -25,7 +25,7 @@ from maumau_log.audit_tests import _chi_finding
 from maumau_log.cli import app
 from maumau_log.cli.frames import csv_text
 from maumau_log.cli.tables import BOARD_COLUMNS, cell
-from maumau_log.collector_rows import options_json
+from maumau_log.store.rows import options_json
 from maumau_log.events import encode_event
 from maumau_log.records import ingest
 from maumau_log.rules import resolve, variant_label

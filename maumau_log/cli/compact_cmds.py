@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from ..compact import TARGET_BYTES, compact
+from ..store.compact import TARGET_BYTES, compact
 from ..store import DatasetError
 from . import EXIT_OK, app, err, fail, safe
 

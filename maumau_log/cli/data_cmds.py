@@ -354,7 +354,7 @@ def query_cmd(
     matches."""
     if fmt not in ("table", "csv", "json"):
         raise typer.BadParameter("must be table, csv or json", param_hint="--format")
-    from ..sqlguard import BadQuery, QueryRefused, run_query  # sqlglot: only for query
+    from ..store.sqlguard import BadQuery, QueryRefused, run_query  # sqlglot: only for query
 
     try:
         df = run_query(scan_all(dataset), sql).collect()

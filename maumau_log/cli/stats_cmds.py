@@ -1,7 +1,7 @@
 """The ``stats`` command: the player and match leaderboards of a dataset (issues 3, 6).
 
 Its own module so that ``maumau-log stats`` imports only what a query needs: Polars, typer,
-rich and :mod:`maumau_log.store_manifest` (no pyarrow, no replay engine, no process pool;
+rich and :mod:`maumau_log.store.manifest` (no pyarrow, no replay engine, no process pool;
 issue 11: ``stats`` over 10^6 games under a second as a whole process).
 :mod:`.data_cmds` imports it (``analyze`` prints the same leaderboard).
 """
@@ -16,7 +16,7 @@ import polars as pl
 import typer
 
 from ..stats import STATS_BY, filter_matches, filter_results, match_stats, player_stats
-from ..store_manifest import DatasetError, scan
+from ..store.manifest import DatasetError, scan
 from . import app, dataset_read_error, fail
 from .frames import DatasetArg, _check_format, _emit, _print_board
 from .tables import MATCH_BOARD_COLUMNS

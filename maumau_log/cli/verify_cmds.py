@@ -14,7 +14,7 @@ from typing import Annotated
 import typer
 
 from ..store import DatasetError
-from ..verify import verify
+from ..store.verify import verify
 from . import EXIT_OK, EXIT_VIOLATIONS, app, err, fail, safe
 
 

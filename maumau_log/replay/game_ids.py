@@ -238,7 +238,7 @@ class KnownGames:
         Raises:
             DatasetError: see :func:`maumau_log.store.check_files`.
         """
-        from ..store_manifest import _manifest_path, check_files
+        from ..store.manifest import _manifest_path, check_files
 
         root = Path(dataset)
         if not _manifest_path(root).exists():

@@ -1,5 +1,5 @@
 """Column buffers of the dataset's rows and the helpers that fill them (split out of
-:mod:`maumau_log.collector`, which re-exports the public names): the interned event columns
+:mod:`maumau_log.store.collector`, which re-exports the public names): the interned event columns
 (typed arrays, a few appends per event), per-partition buffers of every table, the content
 hash, partition dates and conflicts.
 """
@@ -20,18 +20,18 @@ import msgspec
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .events import (
+from ..events import (
     Game,
 )
-from .replay.driver import is_iso_datetime
-from .rules import Ruleset
-from .store import (
+from ..replay.driver import is_iso_datetime
+from ..rules import Ruleset
+from . import (
     AUDIT_TABLES,
     RAW_LIMIT,
     SCHEMAS,
     UNKNOWN,
 )
-from .violations import Violation
+from ..violations import Violation
 
 _encode = msgspec.json.Encoder().encode
 _TAG: dict[type, str] = {}
@@ -210,7 +210,7 @@ class _EventColumns:
 
     Codes of interned strings are 32-bit (a shard may name more than 32,767 players: one
     header of 40,000 did), line numbers and pending draws 64-bit, hand sizes and pending
-    skips 32-bit, as the columns are (:data:`maumau_log.store_layout.COLUMNS`).
+    skips 32-bit, as the columns are (:data:`maumau_log.store.layout.COLUMNS`).
     """
 
     def __init__(self, intern: _Intern) -> None:

@@ -28,7 +28,7 @@ Two kinds of check:
 Every problem names the file or the game it is about. Nothing is repaired. A dataset that
 cannot be checked safely is refused (exit 2) as every command refuses it: a manifest entry
 that is not a plain path of its table, or a symbolic link inside the dataset
-(:mod:`maumau_log.store_paths`).
+(:mod:`maumau_log.store.paths`).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .store import (
+from . import (
     ALL_TABLES,
     DATASET_VERSION,
     MANIFEST,
@@ -51,7 +51,7 @@ from .store import (
     read_manifest,
     scan_paths,
 )
-from .store_paths import check_listed, check_tables, parquet_files
+from .paths import check_listed, check_tables, parquet_files
 
 MAX_LISTED = 20
 """Examples listed per cross-table problem (the count is always given)."""
@@ -331,7 +331,7 @@ def verify(dataset: str | os.PathLike[str]) -> VerifyReport:
     Raises:
         DatasetError: the folder is not a dataset or its manifest is unreadable; the
             manifest lists a path that is not inside the dataset; a symbolic link inside
-            the dataset (:mod:`maumau_log.store_paths`: never followed).
+            the dataset (:mod:`maumau_log.store.paths`: never followed).
     """
     root = Path(dataset)
     manifest = read_manifest(root)

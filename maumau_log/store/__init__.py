@@ -21,16 +21,16 @@ Readers read only the files the manifest lists, so until the manifest is replace
 dataset is exactly what it was; files a crash left behind unlisted are deleted by the next
 ingest.
 
-A dataset folder is untrusted input (:mod:`maumau_log.store_paths`): the manifest's
+A dataset folder is untrusted input (:mod:`maumau_log.store.paths`): the manifest's
 entries must be plain paths of their table, no symbolic link inside the dataset is
 followed, and deletions stay inside it. Every file's size and SHA-256 are in the manifest
 and checked before a read gives an answer or a rewrite uses it; files carry Parquet page
-checksums (:mod:`maumau_log.store_integrity`).
+checksums (:mod:`maumau_log.store.integrity`).
 """
 
 import os  # noqa: F401  (tests patch store.os)
 
-from .store_manifest import (  # noqa: F401
+from .manifest import (  # noqa: F401
     Manifest,
     _foreign_files,
     _fsync_dir,
@@ -48,7 +48,7 @@ from .store_manifest import (  # noqa: F401
     scan_paths,
     unreadable_file,
 )
-from .store_schema import (  # noqa: F401
+from .schema import (  # noqa: F401
     _DRAW_REASONS,
     _I16,
     _SAFE_VALUE,
@@ -83,6 +83,6 @@ from .store_schema import (  # noqa: F401
     write_error,
     writer_options,
 )
-from .store_writer import (  # noqa: F401
+from .writer import (  # noqa: F401
     DatasetWriter,
 )

@@ -2,7 +2,7 @@
 name, the partition keys, :class:`DatasetError` (issue 11, start-up of ``stats``).
 
 The single definition of every table's columns, as ``(name, type code)`` pairs;
-:mod:`maumau_log.store_schema` turns them into the Arrow schemas the writer writes and
+:mod:`maumau_log.store.schema` turns them into the Arrow schemas the writer writes and
 :func:`polars_schema` into the Polars schema the readers scan with. Importing this module
 imports neither pyarrow nor Polars, so a query (``stats``, ``query``) that reads with Polars
 alone never pays pyarrow's (and NumPy's) start-up.
@@ -204,7 +204,7 @@ COLUMNS: dict[str, Columns] = {  # widths: see the comment after this table
     ),
 }
 """Each table's columns in file order, ``(name, type code)``; the columns' meanings are in
-the docstrings of :mod:`maumau_log.store_schema`'s Arrow schemas.
+the docstrings of :mod:`maumau_log.store.schema`'s Arrow schemas.
 
 Integer widths (version 2), by the largest value a log can give:
 
@@ -224,7 +224,7 @@ Integer widths (version 2), by the largest value a log can give:
 A value that does not fit all the same (a round score beyond 64 bits with a huge
 ``wild_finish_multiplier``, a count beyond 32 bits) makes that game invalid with a
 ``schema_error`` at the event that produced it; the game and the others are stored
-(:class:`maumau_log.collector.RecordCollector`)."""
+(:class:`maumau_log.store.collector.RecordCollector`)."""
 
 
 class DatasetError(ValueError):

@@ -18,9 +18,9 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .scoring.matches import MatchState, add_scores, is_over, match_winner
-from .rules import Ruleset, RulesetError, resolve
-from .store import (
+from ..scoring.matches import MatchState, add_scores, is_over, match_winner
+from ..rules import Ruleset, RulesetError, resolve
+from . import (
     SCHEMAS,
     UNKNOWN,
     DatasetWriter,

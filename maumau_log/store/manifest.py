@@ -18,8 +18,8 @@ from typing import Any
 
 import polars as pl
 
-from .store_integrity import check_sums, file_sha256
-from .store_layout import (
+from .integrity import check_sums, file_sha256
+from .layout import (
     ALL_TABLES,
     DATASET_VERSION,
     FORMAT_NAME,
@@ -27,7 +27,7 @@ from .store_layout import (
     DatasetError,
     polars_schema,
 )
-from .store_paths import check_entry, check_listed, check_tables, read_manifest_text
+from .paths import check_entry, check_listed, check_tables, read_manifest_text
 
 __all__ = ["file_sha256"]  # re-exported: the store's checksum of a file
 
@@ -79,7 +79,7 @@ def read_manifest(dataset: str | os.PathLike[str]) -> Manifest:
         DatasetError: the folder does not exist, is not a dataset (no manifest), or its
             manifest is unreadable, of a newer version, a symbolic link, or lists a file
             that is not a plain path inside the dataset
-            (:func:`~maumau_log.store_paths.check_entry`).
+            (:func:`~maumau_log.store.paths.check_entry`).
     """
     root = Path(dataset)
     if not root.exists():
@@ -135,7 +135,7 @@ def check_files(
 ) -> Manifest:
     """The cheap check every read makes: each file the manifest lists for ``tables`` exists
     and has the size the manifest recorded (one ``stat`` per file; checksums are for
-    :func:`maumau_log.verify.verify`).
+    :func:`maumau_log.store.verify.verify`).
 
     Args:
         dataset: the dataset folder.
@@ -147,7 +147,7 @@ def check_files(
         DatasetError: a listed file is missing, unreadable or of another size; the message
             names the file and says to run ``maumau-log verify``. Also a table folder, a
             partition folder or a listed file that is a symbolic link
-            (:mod:`maumau_log.store_paths`).
+            (:mod:`maumau_log.store.paths`).
     """
     root = Path(dataset)
     if manifest is None:
@@ -215,7 +215,7 @@ def scan(dataset: str | os.PathLike[str], table: str) -> pl.LazyFrame:
         A LazyFrame with the table's columns plus the partition columns ``ruleset`` and
         ``date`` (strings). Filters on them prune files; column selection is pushed into
         the scan. The table's files have been checked against their recorded SHA-256
-        first (:func:`~maumau_log.store_integrity.check_sums`: a query of one table reads
+        first (:func:`~maumau_log.store.integrity.check_sums`: a query of one table reads
         it all, so the check is made now, before any Polars engine opens a file).
     Raises:
         DatasetError: see :func:`read_manifest` and :func:`check_files` (a listed file of
@@ -242,7 +242,7 @@ def checked_scan(
     Polars does not verify Parquet page checksums, so the scan is preceded by a gate: an
     empty source (a Polars IO plugin) that, when the query reaches this table, hashes
     every file of the table and compares it with the manifest
-    (:func:`~maumau_log.store_integrity.check_sums`), then yields no rows. The two are
+    (:func:`~maumau_log.store.integrity.check_sums`), then yields no rows. The two are
     concatenated (in order; the in-memory engine runs them one after the other, so the
     files are read only after the check); projections and filters still reach the
     Parquet scan. No answer comes without the gate: a failed check fails the query. A

@@ -13,7 +13,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from .store_layout import (  # noqa: F401  (re-exported: the layout's names live there)
+from .layout import (  # noqa: F401  (re-exported: the layout's names live there)
     ALL_TABLES,
     AUDIT_POWERS,
     AUDIT_TABLES,
@@ -38,7 +38,7 @@ _I16 = pa.int16()
 
 
 def _arrow_type(code: str) -> pa.DataType:
-    """The Arrow type of a :mod:`maumau_log.store_layout` type code."""
+    """The Arrow type of a :mod:`maumau_log.store.layout` type code."""
     if code.startswith("list:"):
         inner = code[len("list:") :]
         return pa.list_(MATCH_TOTAL if inner == "total" else _arrow_type(inner))
@@ -55,12 +55,12 @@ def _arrow_type(code: str) -> pa.DataType:
 
 
 def _arrow_schema(table: str) -> pa.Schema:
-    """A table's Arrow schema from its columns in :data:`~maumau_log.store_layout.COLUMNS`."""
+    """A table's Arrow schema from its columns in :data:`~maumau_log.store.layout.COLUMNS`."""
     return pa.schema([(name, _arrow_type(code)) for name, code in COLUMNS[table]])
 
 
 MATCH_TOTAL = pa.struct([("player", pa.string()), ("total", pa.int64())])
-"""One entry of ``matches.totals`` (:data:`~maumau_log.store_layout.MATCH_TOTAL_FIELDS`)."""
+"""One entry of ``matches.totals`` (:data:`~maumau_log.store.layout.MATCH_TOTAL_FIELDS`)."""
 
 GAMES_SCHEMA = _arrow_schema("games")
 """One row a game (one round), valid or not."""
@@ -139,7 +139,7 @@ WRITE_OPTIONS: dict[str, Any] = {
     "write_page_checksum": True,
 }
 """``pq.ParquetWriter`` options for every file: zstd, and a CRC-32 of every page, which the
-pyarrow reads verify (:mod:`maumau_log.store_integrity`)."""
+pyarrow reads verify (:mod:`maumau_log.store.integrity`)."""
 
 DELTA_COLUMNS: dict[str, tuple[str, ...]] = {
     "games": ("source_line",),

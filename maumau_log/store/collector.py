@@ -17,8 +17,8 @@ from datetime import UTC, datetime
 
 import pyarrow as pa
 
-from .audit_facts import GameFactsRecorder, header_client
-from .collector_rows import (
+from .facts import GameFactsRecorder, header_client
+from .rows import (
     _TAG,
     Conflict,
     _Buffers,
@@ -30,8 +30,8 @@ from .collector_rows import (
     logged_line,
     options_json,
 )
-from .engine import PLAY as PHASE_PLAY
-from .events import (
+from ..engine import PLAY as PHASE_PLAY
+from ..events import (
     Call,
     Cut,
     Draw,
@@ -40,18 +40,18 @@ from .events import (
     Play,
     SuitChoice,
 )
-from .replay.game_ids import orphan_key
-from .scoring.matches import add_scores
-from .replay.driver import GameReport
-from .replay.checks import number_text
-from .rules import Ruleset
-from .store import (
+from ..replay.game_ids import orphan_key
+from ..scoring.matches import add_scores
+from ..replay.driver import GameReport
+from ..replay.checks import number_text
+from ..rules import Ruleset
+from . import (
     UNKNOWN,
     DatasetWriter,
     partition_value,
 )
-from .store_layout import INT_MAX
-from .violations import Violation
+from .layout import INT_MAX
+from ..violations import Violation
 
 _I32 = INT_MAX["i32"]
 _I64 = INT_MAX["i64"]
@@ -399,7 +399,7 @@ class RecordCollector:
 
     def _too_large(self, report: GameReport) -> tuple[int, str] | None:
         """The first value of this game that does not fit its column, as (event index,
-        what), or None (:data:`maumau_log.store_layout.COLUMNS`: the widths).
+        what), or None (:data:`maumau_log.store.layout.COLUMNS`: the widths).
 
         Checked: the round's scores (64-bit; ``wild_finish_multiplier`` and card points,
         each up to 2,147,483,647, multiply beyond), located at the ``round_end``; the

@@ -9,7 +9,7 @@ function, on every core and under Ray) records these facts as rows of the tables
 (:data:`~maumau_log.store.AUDIT_GAMES_SCHEMA` ...), and the audit aggregates them with
 Polars (:mod:`maumau_log.audit_tables`).
 
-:class:`GameFactsRecorder` is driven by :class:`~maumau_log.collector.RecordCollector`: one
+:class:`GameFactsRecorder` is driven by :class:`~maumau_log.store.collector.RecordCollector`: one
 ``begin`` per game, one ``event`` per accepted event (after the engine applied it), one
 ``rows`` at the end. Its facts are those of :func:`maumau_log.audit_collect._replay` (the
 replay path, kept for datasets written before these tables), event for event.
@@ -20,9 +20,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from .events import Abandon, Deal, Draw, Game, Pass, Penalty, Play
-from .rules import Ruleset
-from .store import AUDIT_POWERS, UNKNOWN
+from ..events import Abandon, Deal, Draw, Game, Pass, Penalty, Play
+from ..rules import Ruleset
+from . import AUDIT_POWERS, UNKNOWN
 
 CALL_REASONS = ("missed_call", "wrong_call")
 """Penalty reasons of a caught call fault (PRESETS.md ruling 10)."""

@@ -17,8 +17,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .store_integrity import check_sums, read_checked
-from .store_manifest import (
+from .integrity import check_sums, read_checked
+from .manifest import (
     Manifest,
     _foreign_files,
     _manifest_path,
@@ -26,8 +26,8 @@ from .store_manifest import (
     check_files,
     file_sha256,
 )
-from .store_paths import link_refused, open_lock, parquet_files, remove_file
-from .store_schema import (
+from .paths import link_refused, open_lock, parquet_files, remove_file
+from .schema import (
     ALL_TABLES,
     MANIFEST,
     SCHEMAS,
@@ -155,7 +155,7 @@ class DatasetWriter:
         """Delete what an interrupted ingest left: temp folders and unlisted files.
 
         Only inside the dataset: the walk opens every folder without following links and
-        deletes only regular files (:mod:`maumau_log.store_paths`); a link met is refused
+        deletes only regular files (:mod:`maumau_log.store.paths`); a link met is refused
         (DatasetError) before anything is deleted.
         """
         listed = {f for files in self.manifest.files.values() for f in files}
@@ -250,7 +250,7 @@ class DatasetWriter:
 
     def read(self, rel: str) -> pa.Table:
         """Read one file of :meth:`files` whole, to rewrite it: a published file's bytes are
-        checked against the manifest first (:func:`~maumau_log.store_integrity.read_checked`),
+        checked against the manifest first (:func:`~maumau_log.store.integrity.read_checked`),
         so a changed file is refused, never rewritten under a fresh checksum.
 
         Raises:

@@ -29,7 +29,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .store import ALL_TABLES, SCHEMAS, DatasetWriter, read_manifest, writer_options
+from . import ALL_TABLES, SCHEMAS, DatasetWriter, read_manifest, writer_options
 
 TARGET_BYTES = 128 * 1024 * 1024
 """Target size of a compacted file on disk, in bytes."""

@@ -14,7 +14,7 @@ taken on trust:
   regular files, so a deletion never leaves the dataset (:func:`remove_file`,
   :func:`parquet_files`).
 
-A link found is refused (:class:`~maumau_log.store_layout.DatasetError`, exit 2) with the
+A link found is refused (:class:`~maumau_log.store.layout.DatasetError`, exit 2) with the
 path and what to do, never followed and never removed: its target is not touched. The
 dataset folder itself may be a link (the user named it).
 
@@ -31,7 +31,7 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-from .store_layout import ALL_TABLES, MANIFEST, DatasetError
+from .layout import ALL_TABLES, MANIFEST, DatasetError
 
 _NAME = r"[A-Za-z0-9][A-Za-z0-9_.-]{0,200}"
 _VALUE = r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}"
@@ -40,7 +40,7 @@ ENTRY = re.compile(
     rf"/(?P<name>{_NAME}\.parquet)"
 )
 """The shape of every file a manifest lists: the table, its two partition folders (values
-as :func:`~maumau_log.store_schema.partition_value` makes them) and the file's name."""
+as :func:`~maumau_log.store.schema.partition_value` makes them) and the file's name."""
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 

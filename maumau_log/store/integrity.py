@@ -5,7 +5,7 @@ The manifest records each file's size and SHA-256 when it is published
 
 - Answers (``stats``, ``query``, ``game``, ``match``, ``audit``...) read with Polars, which
   does not check Parquet page checksums. Each table a query reads is gated
-  (:func:`maumau_log.store_manifest.scan`): before Polars opens its files, every file of
+  (:func:`maumau_log.store.manifest.scan`): before Polars opens its files, every file of
   that table is hashed and compared with the manifest (:func:`check_sums`), so a query
   that touches only ``results`` hashes only ``results``. Measured on 200,000 games
   (``bench/bench_ingest.py``): ``results`` 6 MB, about 6 ms on a 60 ms ``stats``;
@@ -15,7 +15,7 @@ The manifest records each file's size and SHA-256 when it is published
   (:func:`read_checked`), so a changed file is refused, never rewritten with a fresh
   checksum.
 - ``verify`` checks every file and the tables against each other
-  (:mod:`maumau_log.verify`).
+  (:mod:`maumau_log.store.verify`).
 
 Files are written with Parquet page checksums (CRC-32 of every page) and the pyarrow
 reads verify them: a second line of defence, and the only one for files listed without
@@ -33,7 +33,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .store_layout import DatasetError
+from .layout import DatasetError
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -91,7 +91,7 @@ def check_sums(root: Path, file_info: Mapping[str, Mapping[str, Any]], rels: Ite
     """Hash every file of ``rels`` and compare it with the SHA-256 the manifest recorded.
 
     Files without a recorded checksum (an older dataset) are skipped: their sizes were
-    checked by :func:`~maumau_log.store_manifest.check_files`.
+    checked by :func:`~maumau_log.store.manifest.check_files`.
 
     Args:
         root: the dataset folder.
