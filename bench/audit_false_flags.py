@@ -20,7 +20,7 @@ from pathlib import Path
 
 from maumau_log.audit import audit
 from maumau_log.engine import RuleViolation
-from maumau_log.records import ingest
+from maumau_log.run.ingest import ingest
 from maumau_log.sim import _Table
 from maumau_log.sim_bias import add_times, simulate_with, write_jsonl
 

@@ -29,7 +29,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from maumau_log.records import ingest  # noqa: E402
+from maumau_log.run.ingest import ingest  # noqa: E402
 from maumau_log.sim import simulate, write_games  # noqa: E402
 from maumau_log.stats import filter_results, player_stats  # noqa: E402
 from maumau_log.store import iter_files, scan  # noqa: E402

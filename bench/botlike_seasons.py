@@ -32,7 +32,7 @@ from maumau_log.audit_botlike import BotLikeness
 from maumau_log.bots.mc import MonteCarloPolicy
 from maumau_log.bots.policies import MixedPolicy
 from maumau_log.bots.season import PolicyFactory, season
-from maumau_log.records import ingest
+from maumau_log.run.ingest import ingest
 from maumau_log.sim_bias import write_jsonl
 
 

@@ -1,6 +1,6 @@
 """Where ``ingest --jobs N`` spends its CPU, per phase (issue 11, session 7): one instrumented run.
 
-Runs :func:`maumau_log.records.ingest` in this process with the checkout on ``PYTHONPATH``
+Runs :func:`maumau_log.run.ingest.ingest` in this process with the checkout on ``PYTHONPATH``
 and records the CPU seconds (``time.process_time`` in a worker, which runs one shard at a
 time; ``time.thread_time`` in the parent's main thread) of each phase, summed per process:
 
@@ -79,9 +79,9 @@ def main() -> None:
 
     import maumau_log.store.collector as collector
     import maumau_log.replay.game_ids as game_ids
-    import maumau_log.records as records
-    import maumau_log.runners as runners
-    import maumau_log.shard as shard_mod
+    import maumau_log.run.ingest as records
+    import maumau_log.run.runners as runners
+    import maumau_log.run.shard as shard_mod
     import maumau_log.store.writer as store_writer
 
     gc_at: list[float] = []

@@ -35,7 +35,7 @@ def main() -> None:
     """Patch the shard task and the planner, run the command, print the figures."""
     jobs, paths = sys.argv[1], sys.argv[2:]
     import maumau_log.cli.replay_cmds as cmds
-    import maumau_log.runners as runners
+    import maumau_log.run.runners as runners
 
     call = runners.ShardTask.__call__
 

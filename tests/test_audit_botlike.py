@@ -23,7 +23,7 @@ from maumau_log.audit_botlike import (
 )
 from maumau_log.bots.season import club_pool, season
 from maumau_log.cli import app
-from maumau_log.records import ingest
+from maumau_log.run.ingest import ingest
 from maumau_log.review import turn_alternatives
 from maumau_log.sim_bias import write_jsonl
 

@@ -31,7 +31,7 @@ from maumau_log.audit import AuditInput, audit
 from maumau_log.audit_acc import First, SmallestIds, TimingCell, collect
 from maumau_log.audit_findings import MAX_EVIDENCE
 from maumau_log.store.compact import compact
-from maumau_log.records import ingest
+from maumau_log.run.ingest import ingest
 from maumau_log.sim import _Table, simulate, simulate_matches, write_games
 from maumau_log.sim_bias import PeekingTable, QuitterTable, add_times, simulate_with, write_jsonl
 from maumau_log.store import scan_all

@@ -14,7 +14,7 @@ import maumau_log.cli.data_cmds  # noqa: F401
 from maumau_log.store import compact as compact_mod
 from maumau_log.cli import app
 from maumau_log.store.compact import compact
-from maumau_log.records import ingest
+from maumau_log.run.ingest import ingest
 from maumau_log.sim import simulate, simulate_matches, write_games
 from maumau_log.stats import filter_results, player_stats
 from maumau_log.store import DatasetError, read_manifest, scan

@@ -22,7 +22,7 @@ import pytest
 from test_records import hand_games, write_log
 
 from maumau_log.store.rows import raw_column
-from maumau_log.records import ingest
+from maumau_log.run.ingest import ingest
 from maumau_log.store import scan
 from maumau_log.store.verify import verify
 

@@ -24,7 +24,7 @@ import maumau_log.cli.verify_cmds
 from maumau_log import store
 from maumau_log.cli import app
 from maumau_log.events import encode_event
-from maumau_log.records import ingest
+from maumau_log.run.ingest import ingest
 from maumau_log.sim import simulate
 
 runner = CliRunner()

@@ -20,7 +20,7 @@ from maumau_log.engine import Engine, legality
 from maumau_log.events import EVENT_DECODER, Deal, Game, Play, Reshuffle, encode_event
 from maumau_log.replay.driver import DECODED_LINES, Replayer, replay_events
 from maumau_log.rules import resolve
-from maumau_log.shard import ContentHasher, outcome
+from maumau_log.run.shard import ContentHasher, outcome
 from maumau_log.sim import simulate
 
 

@@ -20,12 +20,12 @@ import pytest
 from typer.testing import CliRunner
 
 import maumau_log.cli.replay_cmds  # noqa: F401  (registers the commands)
-import maumau_log.shard as shard_mod
+import maumau_log.run.shard as shard_mod
 from maumau_log.cli import app
 from maumau_log.events import encode_event
 from maumau_log.logs.lines import MAX_LINE_BYTES, MAX_LINE_ENV, line_limit
-from maumau_log.runners import ShardTask, local_results
-from maumau_log.shard import plan_shards
+from maumau_log.run.runners import ShardTask, local_results
+from maumau_log.run.shard import plan_shards
 from maumau_log.sim import simulate
 
 GAMES: list[list[bytes]] = [[encode_event(e) for e in g] for g in simulate("standard", 2, 6, 41)]

@@ -22,8 +22,8 @@ import maumau_log.cli.data_cmds  # noqa: E402  (registers the commands)
 import maumau_log.cli.replay_cmds  # noqa: E402, F401
 from maumau_log.cli import app  # noqa: E402
 from maumau_log.logs.lines import expand_paths  # noqa: E402
-from maumau_log.ray_runner import ray_runner  # noqa: E402
-from maumau_log.records import ingest  # noqa: E402
+from maumau_log.run.ray_runner import ray_runner  # noqa: E402
+from maumau_log.run.ingest import ingest  # noqa: E402
 from maumau_log.rules import PRESET_NAMES  # noqa: E402
 from maumau_log.sim import simulate, write_games  # noqa: E402
 from maumau_log.store import scan_all  # noqa: E402
@@ -82,7 +82,7 @@ def test_ray_validate_cli_matches_local(ray_session: None) -> None:
 
 
 def test_a_failing_shard_on_ray_is_reported(ray_session: None, tmp_path: Path) -> None:
-    from maumau_log.runners import ShardTask
+    from maumau_log.run.runners import ShardTask
 
     class Boom(ShardTask):
         def __call__(self, shard, matches=None):  # type: ignore[no-untyped-def]
@@ -135,7 +135,7 @@ def test_ray_runs_byte_range_shards(ray_session: None, logs: Path, tmp_path: Pat
     Ray tasks (40 s) and are compared whole-file above."""
     files = [f for f in expand_paths([logs]) if not Path(f).name.startswith("sim_")]
     runner = ray_runner()
-    from maumau_log.runners import default_jobs
+    from maumau_log.run.runners import default_jobs
 
     assert getattr(runner, "workers", None) == default_jobs()  # a local Ray's CPUs
     local = ingest(files, tmp_path / "local", jobs=1)
@@ -163,7 +163,7 @@ def test_ray_reads_an_over_long_header_as_the_local_runner(
     monkeypatch.setenv(MAX_LINE_ENV, "4000")
     log = tmp_path / "long.jsonl"
     at = build(log, [long_header(6000), *GAMES[3][1:]])
-    from maumau_log.shard import plan_shards
+    from maumau_log.run.shard import plan_shards
 
     assert len(plan_shards([log], at, 2)) == 2  # cut at the header after the long one
     local = ingest([log], tmp_path / "local", jobs=1, shard_bytes=10**9)

@@ -14,7 +14,7 @@ from typing import Any
 import polars as pl
 import pytest
 
-from maumau_log.records import RecordCollector, content_hash, ingest, load_game
+from maumau_log.run.ingest import RecordCollector, content_hash, ingest, load_game
 from maumau_log.replay.driver import Replayer
 from maumau_log.rules import resolve
 from maumau_log.store import scan

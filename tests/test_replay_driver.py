@@ -12,7 +12,7 @@ import msgspec
 import maumau_log
 from maumau_log.events import Game, decode_event, encode_event
 from maumau_log.replay.driver import GameReport, Replayer, ReplayVisitor, read_games, replay_events
-from maumau_log.shard import ContentHasher
+from maumau_log.run.shard import ContentHasher
 from maumau_log.sim import simulate
 
 PACKAGE = Path(maumau_log.__file__).parent

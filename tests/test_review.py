@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 import maumau_log.cli.bots_cmds  # noqa: F401  (registers the commands)
 from maumau_log.cli import app
 from maumau_log.events import decode_event
-from maumau_log.records import ingest
+from maumau_log.run.ingest import ingest
 from maumau_log.review import (
     ReviewError,
     load_events,

@@ -9,10 +9,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-import maumau_log.runners as runners_mod
+import maumau_log.run.runners as runners_mod
 from maumau_log.logs.lines import expand_paths
-from maumau_log.records import ingest
-from maumau_log.shard import GameOutcome, plan_shards
+from maumau_log.run.ingest import ingest
+from maumau_log.run.shard import GameOutcome, plan_shards
 from maumau_log.store import DatasetError
 
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_logs" / "valid"

@@ -13,9 +13,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from maumau_log import shard as shard_mod
-from maumau_log.runners import ShardTask, pool_results, serial_results
-from maumau_log.shard import Shard, ShardFailure, plan_shards
+from maumau_log.run import shard as shard_mod
+from maumau_log.run.runners import ShardTask, pool_results, serial_results
+from maumau_log.run.shard import Shard, ShardFailure, plan_shards
 from maumau_log.store import SCHEMAS
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs" / "valid"
@@ -165,7 +165,7 @@ def test_ray_tasks_turn_a_raising_task_into_its_shards_failure() -> None:
     """The Ray tasks' guards are not dead: ShardTask catches its own errors, but a task
     whose ``__call__`` raises before that (tests/test_ray.py's failing shard) must still
     come back as that shard's failure, with the task's error (checked without Ray)."""
-    from maumau_log import ray_runner
+    from maumau_log.run import ray_runner
 
     class Boom(ShardTask):
         def __call__(self, shard, matches=None):  # type: ignore[no-untyped-def]
@@ -215,7 +215,7 @@ def test_a_shard_whose_submit_broke_is_not_lost(
     next shard took its place): its games were missing from the results and the
     dataset (tests/test_scale.py's killed worker, now and then). Each shard once, in
     order."""
-    from maumau_log import runners
+    from maumau_log.run import runners
 
     log = tmp_path / "many.jsonl"
     log.write_bytes(b"".join(_game(f"g{i:02d}") for i in range(6)))

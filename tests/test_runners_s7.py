@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from maumau_log.runners import _pool
+from maumau_log.run.runners import _pool
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -23,7 +23,7 @@ GLIBC = sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc"
 _PASSES = textwrap.dedent(
     """
     import resource, sys
-    from maumau_log.runners import keep_freed_memory
+    from maumau_log.run.runners import keep_freed_memory
     if sys.argv[1] == "keep":
         print(keep_freed_memory())
     else:

@@ -24,11 +24,11 @@ from hypothesis import strategies as st
 from maumau_log.store.collector import RecordCollector
 from maumau_log.logs.lines import LogReadError, expand_paths, iter_lines
 from maumau_log.store.matches import update_matches
-from maumau_log.records import ingest
+from maumau_log.run.ingest import ingest
 from maumau_log.replay.driver import Replayer
 from maumau_log.rules import PRESET_NAMES
-from maumau_log.runners import ShardTask, local_results, merge_order, serial_results
-from maumau_log.shard import Shard, ShardFailure, ShardResult, outcome, plan_shards, run_shard
+from maumau_log.run.runners import ShardTask, local_results, merge_order, serial_results
+from maumau_log.run.shard import Shard, ShardFailure, ShardResult, outcome, plan_shards, run_shard
 from maumau_log.sim import simulate, simulate_matches, write_games
 from maumau_log.store import ALL_TABLES, DatasetWriter, known_games, read_manifest, scan_all
 
@@ -263,7 +263,7 @@ def test_run_shard_is_pure(inputs: list[Path]) -> None:
 
 
 def test_failure_is_never_silent(monkeypatch: pytest.MonkeyPatch) -> None:
-    from maumau_log import shard as shard_mod
+    from maumau_log.run import shard as shard_mod
 
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("boom")
@@ -340,7 +340,7 @@ def test_engine_ray_without_ray_is_a_usage_error(monkeypatch: pytest.MonkeyPatch
     from maumau_log.cli import app
 
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray raises ImportError
-    monkeypatch.delitem(sys.modules, "maumau_log.ray_runner", raising=False)
+    monkeypatch.delitem(sys.modules, "maumau_log.run.ray_runner", raising=False)
     res = CliRunner().invoke(app, ["validate", str(SAMPLES / "valid"), "--engine", "ray"])
     assert res.exit_code == 2
     assert "pip install 'maumau-log[ray]'" in res.stderr
@@ -418,7 +418,7 @@ def test_uri_inputs_need_ray() -> None:
 def _cuts_line_by_line(data: bytes, target: int, limit: int) -> list[tuple[int, int]]:
     """The cut rule read off line by line (the scan before it skipped lines in C): a cut
     goes before a header line no longer than ``limit`` (without a trailing ``\\r``)."""
-    from maumau_log.shard import _header_at
+    from maumau_log.run.shard import _header_at
 
     cuts: list[tuple[int, int]] = []
     want, start, fallback = target, 0, None
@@ -469,7 +469,7 @@ def test_cut_scan_equals_the_line_by_line_rule(
     # issue 11 (10^6 games): the planner skips the lines before each due cut in C; the
     # cuts (byte offset, line number) must be those of the rule applied to every line,
     # whatever the read size (lines cut across reads) and with or without a last newline
-    import maumau_log.shard as shard_mod
+    import maumau_log.run.shard as shard_mod
 
     data = b"".join(_LINES[i] + b"\n" for i in picks) + (b'{"type":"pass"' if tail else b"")
     log = tmp_path_factory.mktemp("cuts") / "log.jsonl"

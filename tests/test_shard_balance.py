@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from maumau_log.cli.run_opts import make_runner
-from maumau_log.runners import ShardTask, local_results, runner_workers, serial_results
-from maumau_log.shard import (
+from maumau_log.run.runners import ShardTask, local_results, runner_workers, serial_results
+from maumau_log.run.shard import (
     MIN_SHARD_BYTES,
     SHARD_BYTES,
     SHARDS_PER_WORKER,
@@ -61,7 +61,7 @@ def test_finer_shards_give_the_same_outcomes(
     one = plan_shards([log], shard_bytes=size)
     assert len(one) == 1
     # a target of size/24 (floor and cap moved out of the way) cuts the file in many shards
-    import maumau_log.shard as shard_mod
+    import maumau_log.run.shard as shard_mod
 
     monkeypatch.setattr(shard_mod, "MIN_SHARD_BYTES", 1)
     many = plan_shards([log], shard_bytes=size, workers=2)

@@ -14,7 +14,7 @@ import polars as pl
 import pytest
 from test_records import hand_games, write_log
 
-from maumau_log.records import ingest
+from maumau_log.run.ingest import ingest
 from maumau_log.stats import (
     filter_results,
     game_summary,

@@ -11,7 +11,7 @@ import pytest
 from test_records import hand_games, write_log
 
 from maumau_log import records, store
-from maumau_log.records import ingest
+from maumau_log.run.ingest import ingest
 from maumau_log.store import DatasetError, DatasetWriter, read_manifest, scan
 
 

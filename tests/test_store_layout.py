@@ -57,7 +57,7 @@ def test_stats_process_imports_no_pyarrow(tmp_path: Path) -> None:
         "heavy = sorted({m.split('.')[0] for m in sys.modules} & "
         "{'pyarrow', 'numpy', 'pandas'})\n"
         "replay = sorted(m for m in sys.modules if m.startswith(('maumau_log.engine', "
-        "'maumau_log.runners', 'maumau_log.shard', 'maumau_log.replay.driver')))\n"
+        "'maumau_log.run.runners', 'maumau_log.run.shard', 'maumau_log.replay.driver')))\n"
         "print(code, heavy, replay)\n"
     )
     done = subprocess.run(

@@ -27,7 +27,7 @@ from maumau_log.cli.frames import csv_text
 from maumau_log.cli.tables import BOARD_COLUMNS, cell
 from maumau_log.store.rows import options_json
 from maumau_log.events import encode_event
-from maumau_log.records import ingest
+from maumau_log.run.ingest import ingest
 from maumau_log.rules import resolve, variant_label
 from maumau_log.sim import simulate, write_games
 

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 import maumau_log.cli.audit_cmds
 import maumau_log.cli.replay_cmds  # noqa: F401
 from maumau_log.cli import app
-from maumau_log.records import ingest
+from maumau_log.run.ingest import ingest
 from maumau_log.sim import simulate, write_games
 
 runner = CliRunner()

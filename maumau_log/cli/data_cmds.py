@@ -1,7 +1,7 @@
 """Dataset commands: ``ingest``, ``stats``, ``game``, ``match``, ``query``, ``analyze``
 (issues 3 and 6).
 
-Thin wrappers: :mod:`maumau_log.records` ingests and reads games back, :mod:`maumau_log.stats`
+Thin wrappers: :mod:`maumau_log.run.ingest` ingests and reads games back, :mod:`maumau_log.stats`
 builds the lazy queries, this module collects and prints. Data goes to stdout, summaries
 and errors to stderr. Bad input (a missing dataset, a folder that is not one, an unknown
 game, bad SQL) is one line on stderr and exit 2.
@@ -22,7 +22,7 @@ from rich.text import Text
 
 from ..logs.lines import LogReadError
 from ..rules import RulesetError
-from ..runners import Runner
+from ..run.runners import Runner
 from ..store import DatasetError, scan_all
 from . import (
     EXIT_USAGE,
@@ -47,20 +47,20 @@ from .replay_cmds import RulesOpt, ValidationRun, load_rules_file, resolve_input
 from .run_opts import AddressOpt, EngineOpt, JobsOpt, make_runner, shard_progress
 
 if TYPE_CHECKING:
-    from ..records import IngestSummary, StoredGame
+    from ..run.ingest import IngestSummary, StoredGame
 
 
 def ingest(*args: Any, **kwargs: Any) -> IngestSummary:
-    """:func:`maumau_log.records.ingest`, imported when called (``stats`` and ``query``
+    """:func:`maumau_log.run.ingest.ingest`, imported when called (``stats`` and ``query``
     start faster without the collector and Arrow compute)."""
-    from ..records import ingest as run
+    from ..run.ingest import ingest as run
 
     return run(*args, **kwargs)
 
 
 def load_game(*args: Any, **kwargs: Any) -> StoredGame:
-    """:func:`maumau_log.records.load_game`, imported when called."""
-    from ..records import load_game as run
+    """:func:`maumau_log.run.ingest.load_game`, imported when called."""
+    from ..run.ingest import load_game as run
 
     return run(*args, **kwargs)
 

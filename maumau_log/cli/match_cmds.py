@@ -32,12 +32,12 @@ from .frames import (
 )
 
 if TYPE_CHECKING:
-    from ..records import StoredMatch
+    from ..run.ingest import StoredMatch
 
 
 def load_match(*args: Any, **kwargs: Any) -> StoredMatch:
-    """:func:`maumau_log.records.load_match`, imported when called."""
-    from ..records import load_match as run
+    """:func:`maumau_log.run.ingest.load_match`, imported when called."""
+    from ..run.ingest import load_match as run
 
     return run(*args, **kwargs)
 

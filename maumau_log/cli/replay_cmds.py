@@ -21,9 +21,9 @@ from ..rules import (
     read_ruleset_file,
     resolve,
 )
-from ..runners import Runner, ShardTask, local_results, runner_workers
+from ..run.runners import Runner, ShardTask, local_results, runner_workers
 from ..events.schema import load_schema
-from ..shard import (
+from ..run.shard import (
     SHARD_BYTES,
     GameOutcome,
     Shard,
@@ -110,13 +110,13 @@ class ValidationRun:
         runner: Runner | None = None,
         data: bytes | None = None,
     ) -> None:
-        """Replay ``files`` shard by shard (:mod:`maumau_log.shard`) on ``runner`` (default:
+        """Replay ``files`` shard by shard (:mod:`maumau_log.run.shard`) on ``runner`` (default:
         this process); a file that cannot be opened is noted, the others go on.
 
         ``data``: the content of the one file of ``files``, uncompressed, when the caller
         holds it already (``import --validate`` has just written it): replayed from memory
         as that file's one shard, so the file is not read again (a file that planning
-        would cut, above twice :data:`~maumau_log.shard.SHARD_BYTES`, is read as usual).
+        would cut, above twice :data:`~maumau_log.run.shard.SHARD_BYTES`, is read as usual).
         """
         with shard_progress(None, progress) as tick:
             shards: Sequence[Shard]

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ..runners import Outcome, Runner, ShardTask, default_jobs, local_results
-from ..shard import Shard, ShardFailure
+from ..run.runners import Outcome, Runner, ShardTask, default_jobs, local_results
+from ..run.shard import Shard, ShardFailure
 from . import err, fail
 
 if TYPE_CHECKING:  # rich's progress bar only when one is shown (issue 12: start-up)
@@ -53,7 +53,7 @@ def make_runner(engine: str, jobs: int | None, address: str | None) -> Runner:
         fail(f"--engine must be one of {', '.join(ENGINES)}, not {engine!r}")
     if engine == "ray":
         try:
-            from ..ray_runner import ray_runner
+            from ..run.ray_runner import ray_runner
 
             return ray_runner(address=address, num_cpus=jobs)
         except ImportError:

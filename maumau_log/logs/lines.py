@@ -130,7 +130,7 @@ def line_limit() -> int:
     Read when a file or a shard is opened and when shards are planned: the planner (which
     never cuts before an over-long line) and every reader of a run must use the same limit,
     so the runners pass the parent's value to their workers
-    (:attr:`maumau_log.runners.ShardTask.max_line_bytes`).
+    (:attr:`maumau_log.run.runners.ShardTask.max_line_bytes`).
     """
     text = os.environ.get(MAX_LINE_ENV, "").strip()
     if text.isdigit() and len(text) < 20 and int(text) >= 1:
@@ -359,7 +359,7 @@ def iter_lines(
         path: the log file (with ``data``: only the name the errors give).
         max_line_bytes: the longest line accepted, in bytes (None: :func:`line_limit`).
         start, end: read only bytes ``start`` to ``end`` (exclusive; None: to the end) of
-            a plain (uncompressed) file: a shard of a large log (:mod:`maumau_log.shard`).
+            a plain (uncompressed) file: a shard of a large log (:mod:`maumau_log.run.shard`).
             ``start`` must be the first byte of a line; a shard that does not start at 0
             skips the binary check and the BOM (the first shard made them).
         first_line: the line number of the line at ``start`` (1 for a whole file).

@@ -6,7 +6,7 @@ the visitor runs for every event, so its work is kept to a few appends); at the 
 game it adds the game's ``games``, ``results`` and ``violations`` rows, or drops the game
 when the dataset already holds it. Every ``batch_events`` events the buffers become pyarrow
 tables and go to the :class:`~maumau_log.store.DatasetWriter` (or stay in memory for
-:func:`maumau_log.shard.run_shard`).
+:func:`maumau_log.run.shard.run_shard`).
 """
 
 from __future__ import annotations

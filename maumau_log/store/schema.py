@@ -73,7 +73,7 @@ numbered it where the header gave none); ``total_after`` is the player's running
 this round: the sum of the round scores of rounds 1 to this one, null where that sum is not
 known (this round or an earlier one is invalid, unscored or not stored, or the match was
 already over). A later ingest that stores an earlier round rewrites the files concerned
-(:func:`maumau_log.records.ingest`). Absent (read as null) in version 1 files."""
+(:func:`maumau_log.run.ingest.ingest`). Absent (read as null) in version 1 files."""
 
 EVENTS_SCHEMA = _arrow_schema("events")
 """One row per accepted event (the header is event 0) with the state it left."""
@@ -89,7 +89,7 @@ RAW_LIMIT = 10_000
 
 MATCHES_SCHEMA = _arrow_schema("matches")
 """One row per match (``match_id``) stored, recomputed from the stored rounds by every
-ingest that adds a round of it (:func:`maumau_log.records.match_rows` defines each column).
+ingest that adds a round of it (:func:`maumau_log.run.ingest.match_rows` defines each column).
 Partitioned like the others: the ruleset, and the date of its first stored round."""
 
 

@@ -47,7 +47,7 @@ def write_file(
     """Write ``data`` as one Parquet file of dataset table ``table`` at ``path`` (its
     folder created): cast to the table's schema, with its metadata and writer options.
     The one Parquet write of a whole file, shared by :meth:`DatasetWriter.replace` and
-    the workers' staged files (:func:`maumau_log.runners.stage_tables`).
+    the workers' staged files (:func:`maumau_log.run.runners.stage_tables`).
 
     Args:
         table: the dataset table (a key of ``SCHEMAS``).
@@ -297,7 +297,7 @@ class DatasetWriter:
     def adopt(self, table: str, rel: str, rows: int) -> None:
         """Take a file a worker wrote into this ingest's staging folder (:attr:`tmp`) as
         one of this ingest's files of ``table``; :meth:`commit` publishes it with the
-        others (:func:`maumau_log.runners.stage_tables` writes them).
+        others (:func:`maumau_log.run.runners.stage_tables` writes them).
 
         Args:
             table: the table.

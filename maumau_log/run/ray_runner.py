@@ -2,22 +2,22 @@
 
 Local paths (every node must see them, e.g. a shared filesystem): one plain Ray task
 (``ray.remote``) per planned shard runs the shard function
-(:func:`maumau_log.shard.run_shard`), the task reading its shard's byte range itself
+(:func:`maumau_log.run.shard.run_shard`), the task reading its shard's byte range itself
 (:func:`ray_range_results`), so a local Ray gets the balanced shards the local pool gets
-(:func:`~maumau_log.shard.balanced_target`), no read stage and none of Ray Data's own
+(:func:`~maumau_log.run.shard.balanced_target`), no read stage and none of Ray Data's own
 actors (their start-up was most of what a local Ray lost to ``--jobs 2``). Pyarrow
 filesystem URIs (``s3://bucket/logs/``): Ray Data reads the files as binary files
 (``read_binary_files``, :func:`ray_results`), a file being one shard, and ``map_batches``
 (``batch_format="pyarrow"``, one batch per shard) returns the rows as Arrow IPC streams,
 one output row per (shard, partition), so the tables stay Arrow from the worker to the
 writer. Either way this process then merges the shards in input order exactly as the
-local runner does (:func:`maumau_log.runners.merge_order`) and writes them through the
+local runner does (:func:`maumau_log.run.runners.merge_order`) and writes them through the
 same :class:`~maumau_log.store.DatasetWriter`, so the dataset is the same hive-partitioned
 tables, published the same crash-safe way. (A match whose rounds lie in several shards is
 replayed again here with its state, as locally: this process must be able to read those
 files too.)
 
-A shard whose function fails comes back as a :class:`~maumau_log.shard.ShardFailure` with
+A shard whose function fails comes back as a :class:`~maumau_log.run.shard.ShardFailure` with
 its file and the error; when Ray itself gives up (a node lost after its retries), every
 shard not yet received is reported failed with Ray's error, never dropped silently.
 """
@@ -34,7 +34,7 @@ import pyarrow as pa
 
 from .runners import Outcome, Runner, ShardTask, default_jobs, merge_order
 from .shard import Shard, ShardFailure, ShardResult, is_uri
-from .store import TABLES
+from ..store import TABLES
 
 _TABLE_COLUMNS = tuple(f"t_{name}" for name in TABLES)
 _OUT_SCHEMA = pa.schema(
@@ -188,9 +188,9 @@ def ray_results(
 
 def _run_one(task: ShardTask, shard: Shard) -> Outcome:
     """The Ray task of :func:`ray_range_results`: one shard, its byte range read by the
-    task; a bug becomes a :class:`~maumau_log.shard.ShardFailure` (never a lost shard).
+    task; a bug becomes a :class:`~maumau_log.run.shard.ShardFailure` (never a lost shard).
 
-    :class:`~maumau_log.runners.ShardTask` catches its own errors; this guard is for a
+    :class:`~maumau_log.run.runners.ShardTask` catches its own errors; this guard is for a
     task whose ``__call__`` raises before that (a subclass: tests/test_ray.py's failing
     shard), so its failure reads as the task's error, not as Ray's wrapper of it."""
     try:
@@ -219,11 +219,11 @@ def ray_range_results(
     node must see them, as for :func:`ray_results`); URIs go through :func:`ray_results`.
 
     Args:
-        shards: the planned shards (:func:`~maumau_log.shard.plan_shards`).
+        shards: the planned shards (:func:`~maumau_log.run.shard.plan_shards`).
         task, address, num_cpus: as for :func:`ray_results`.
     Yields:
         One outcome per shard, in shard order; a task Ray gave up on (its worker died
-        after Ray's retries, a node lost) is a :class:`~maumau_log.shard.ShardFailure`
+        after Ray's retries, a node lost) is a :class:`~maumau_log.run.shard.ShardFailure`
         with Ray's error.
     """
     import ray
@@ -331,10 +331,10 @@ def ray_runner(address: str | None = None, num_cpus: int | None = None) -> Runne
     """The ``--engine ray`` runner: :func:`ray_range_results` (local paths) or
     :func:`ray_results` (URIs) merged in order.
 
-    The runner's ``workers`` (:func:`~maumau_log.runners.runner_workers`) is a local Ray's
+    The runner's ``workers`` (:func:`~maumau_log.run.runners.runner_workers`) is a local Ray's
     CPUs, so the caller plans balanced shards; on a cluster (``address`` or
     ``RAY_ADDRESS``) it is 1 (the cluster's size is not known before it is joined). Its
-    ``stages`` (:func:`~maumau_log.runners.runner_stages`) is true for a local Ray: the
+    ``stages`` (:func:`~maumau_log.run.runners.runner_stages`) is true for a local Ray: the
     tasks write the ``events`` tables into the ingest's staging folder themselves; on a
     cluster every table travels to the driver (the nodes may not see its folder).
 

@@ -1,7 +1,7 @@
 """Runners of the shard function: this process, a process pool over local cores, Ray.
 
-Every runner yields one :class:`~maumau_log.shard.ShardResult` (or
-:class:`~maumau_log.shard.ShardFailure`) per shard, in shard order, whatever order the
+Every runner yields one :class:`~maumau_log.run.shard.ShardResult` (or
+:class:`~maumau_log.run.shard.ShardFailure`) per shard, in shard order, whatever order the
 workers finish in; :func:`merge_order` then puts back what crosses shards (match state), so
 ``--jobs N`` gives exactly the results of ``--jobs 1``: the same outcomes in the same order.
 
@@ -13,7 +13,7 @@ idle while the parent took in a result: ``validate --jobs 2`` of 10^5 games 20.2
 Ctrl-C reaches only the parent, which then kills every worker and lets the ingest roll back.
 A worker that dies (killed, out of memory) breaks the pool: the shards in flight are run
 again one at a time in a fresh pool, so the one that kills its worker is found and reported
-as a :class:`~maumau_log.shard.ShardFailure`; the others go on.
+as a :class:`~maumau_log.run.shard.ShardFailure`; the others go on.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from .logs.lines import line_limit
-from .scoring.matches import MatchState
+from ..logs.lines import line_limit
+from ..scoring.matches import MatchState
 from .shard import Shard, ShardFailure, ShardResult, run_shard
 
 if TYPE_CHECKING:  # the pool's modules only when a pool runs (issue 12: one process's start-up)
@@ -73,7 +73,7 @@ class ShardTask:
     max_line_bytes: int = field(default_factory=line_limit)
 
     def __call__(self, shard: Shard, matches: Mapping[str, MatchState] | None = None) -> Outcome:
-        """Run :func:`~maumau_log.shard.run_shard` on ``shard``; a bug becomes a
+        """Run :func:`~maumau_log.run.shard.run_shard` on ``shard``; a bug becomes a
         :class:`ShardFailure` (never a lost shard). With ``stage``, the shard's
         :data:`STAGED_TABLES` are written there (:func:`stage_tables`)."""
         try:
@@ -135,11 +135,11 @@ def stage_tables(res: ShardResult, stage: str, stage_id: str) -> None:
         stage_id: the ingest's id (file names).
     Raises:
         StagingError: a file cannot be written (:class:`ShardTask` turns it into a
-            :class:`~maumau_log.shard.ShardFailure` with ``write`` set: the ingest stops
+            :class:`~maumau_log.run.shard.ShardFailure` with ``write`` set: the ingest stops
             with exit 2, nothing published).
     """
-    from .store import partition_dir
-    from .store.writer import write_file
+    from ..store import partition_dir
+    from ..store.writer import write_file
 
     for (ruleset, date), tables in res.tables.items():
         for name in STAGED_TABLES:
@@ -250,7 +250,7 @@ def _alone(task: ShardTask, shard: Shard) -> Outcome:
 def pool_results(shards: Iterable[Shard], task: ShardTask, jobs: int) -> Iterator[Outcome]:
     """Run the shards on a pool of ``jobs`` worker processes; yield in shard order.
 
-    ``shards`` is read as the window has room (a lazy :class:`~maumau_log.shard.ShardPlan`
+    ``shards`` is read as the window has room (a lazy :class:`~maumau_log.run.shard.ShardPlan`
     plans its later files while the workers replay the first shards)."""
     feed = iter(shards)
     head = list(itertools.islice(feed, 2))

@@ -1,7 +1,7 @@
 """Ingest and the way back: replay logs into the dataset, read games and matches back.
 
 :func:`ingest` drives a whole ingest through the shard function
-(:func:`maumau_log.shard.run_shard`) on one core or many (:mod:`maumau_log.runners`);
+(:func:`maumau_log.run.shard.run_shard`) on one core or many (:mod:`maumau_log.run.runners`);
 :func:`load_game` reads one game back and rebuilds the state at any event by replaying the
 stored events through the engine (the events table keeps each event's JSON in ``raw``, so
 the rebuilt state is exactly the replay's). The row building lives in
@@ -24,7 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from .store.collector import (  # noqa: F401  (re-exported: the API before the split)
+from ..store.collector import (  # noqa: F401  (re-exported: the API before the split)
     BATCH_EVENTS,
     Conflict,
     RecordCollector,
@@ -33,14 +33,14 @@ from .store.collector import (  # noqa: F401  (re-exported: the API before the s
     options_json,
     orphan_key,
 )
-from .engine import Engine, RuleViolation
-from .events import (
+from ..engine import Engine, RuleViolation
+from ..events import (
     Game,
     decode_event,
 )
-from .replay.game_ids import KnownGames
-from .store.matches import MatchRound, match_rows, update_matches  # noqa: F401
-from .rules import RulesetError, resolve
+from ..replay.game_ids import KnownGames
+from ..store.matches import MatchRound, match_rows, update_matches  # noqa: F401
+from ..rules import RulesetError, resolve
 from .runners import Runner, ShardTask, local_results, runner_stages, runner_workers
 from .shard import (
     SHARD_BYTES,
@@ -50,7 +50,7 @@ from .shard import (
     expand_inputs,
     plan_shards,
 )
-from .store import (
+from ..store import (
     SCHEMAS,
     UNKNOWN,
     DatasetError,
@@ -59,8 +59,8 @@ from .store import (
     scan_all,
     write_error,
 )
-from .store.manifest import checked_scan
-from .violations import Violation
+from ..store.manifest import checked_scan
+from ..violations import Violation
 
 # ---------------------------------------------------------------------------------------
 # Ingest
@@ -147,8 +147,8 @@ def ingest(
 ) -> IngestSummary:
     """Replay logs and add their games to a Parquet dataset (crash-safe, idempotent).
 
-    The input is cut into shards (:func:`~maumau_log.shard.plan_shards`), each replayed by
-    :func:`~maumau_log.shard.run_shard` on ``jobs`` local processes (or by ``runner``, e.g.
+    The input is cut into shards (:func:`~maumau_log.run.shard.plan_shards`), each replayed by
+    :func:`~maumau_log.run.shard.run_shard` on ``jobs`` local processes (or by ``runner``, e.g.
     Ray), and the results are merged in shard order, so any ``jobs`` stores the same rows
     and reports the same outcomes in the same order.
 
@@ -159,7 +159,7 @@ def ingest(
         rules_file_options: options of a ``--rules`` file, or None.
         on_report: called with every game's outcome, in input order (progress, tallies).
         jobs: worker processes (1: this process).
-        runner: another runner (:data:`~maumau_log.runners.Runner`), or None for the local one.
+        runner: another runner (:data:`~maumau_log.run.runners.Runner`), or None for the local one.
         shard_bytes: target shard size of a large plain log.
         on_shard: called after each shard is merged (progress).
         on_plan: called with the number of shards once they are planned.

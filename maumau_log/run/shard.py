@@ -5,10 +5,10 @@ cuts its input into :class:`Shard` objects (:func:`plan_shards`) and turns each 
 :class:`ShardResult` with :func:`run_shard`: the games' outcomes (violations, ids, content
 hashes) and, for an ingest, the dataset's tables as pyarrow Tables per partition. The
 function is pure: it reads its shard, touches no dataset and shares no state, so shards run
-in any process or on any machine (:mod:`maumau_log.runners`) and give the same result.
+in any process or on any machine (:mod:`maumau_log.run.runners`) and give the same result.
 
 What crosses shard boundaries is put back by the one merging the results in shard order
-(:func:`maumau_log.runners.merge_order`): match state (a shard whose matches began in an
+(:func:`maumau_log.run.runners.merge_order`): match state (a shard whose matches began in an
 earlier shard is replayed again with that state, :attr:`ShardResult.match_ids`) and the
 game_id + content-hash rule of ingest (each outcome carries its hash; the merger drops the
 rows of games already stored or seen).
@@ -35,9 +35,9 @@ from typing import TYPE_CHECKING, Any, overload
 
 import msgspec
 
-from .events import Game, decode_event, encode_event
-from .replay.game_ids import orphan_key
-from .logs.lines import (
+from ..events import Game, decode_event, encode_event
+from ..replay.game_ids import orphan_key
+from ..logs.lines import (
     LogReadError,
     is_plain,
     is_uri,
@@ -45,12 +45,12 @@ from .logs.lines import (
     line_limit,
     numbered,
 )
-from .logs.lines import expand_inputs as expand_inputs  # re-exported (its home was here)
-from .scoring.matches import MatchState
-from .logs.notation import file_lines as notation_lines
-from .logs.notation import is_notation, located_lines
-from .replay.driver import GameReport, Replayer
-from .violations import Violation
+from ..logs.lines import expand_inputs as expand_inputs  # re-exported (its home was here)
+from ..scoring.matches import MatchState
+from ..logs.notation import file_lines as notation_lines
+from ..logs.notation import is_notation, located_lines
+from ..replay.driver import GameReport, Replayer
+from ..violations import Violation
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -156,7 +156,7 @@ class ShardResult:
         matches: the match states at the end of the shard (for the next shard's replay).
         seeded: the shard was replayed with match state from earlier shards.
         staged: (table, ruleset, date) to (path relative to the staging folder, rows) of
-            the tables the worker wrote itself (:func:`maumau_log.runners.stage_tables`).
+            the tables the worker wrote itself (:func:`maumau_log.run.runners.stage_tables`).
     """
 
     shard: Shard
@@ -182,7 +182,7 @@ class ShardFailure:
         shard: the shard.
         error: what went wrong, in one line.
         write: when a worker could not write a staged file
-            (:func:`maumau_log.runners.stage_tables`): (the file's path relative to the
+            (:func:`maumau_log.run.runners.stage_tables`): (the file's path relative to the
             dataset, errno, strerror); the ingest then stops with the dataset's write
             error (exit 2, nothing stored), as when the parent cannot write.
     """
@@ -276,7 +276,7 @@ def run_shard(
 
     collector = None
     if collect:  # Arrow and Polars only when rows are wanted (not for validate: issue 12)
-        from .store.collector import RecordCollector
+        from ..store.collector import RecordCollector
 
         collector = RecordCollector(ingested_at=ingested_at)
     visitors: list[Any] = [collector] if collector else [ContentHasher()]
