@@ -15,7 +15,7 @@ import pytest
 from test_records import hand_games, write_log
 
 from maumau_log.run.ingest import ingest
-from maumau_log.stats import (
+from maumau_log.stats.players import (
     filter_results,
     game_summary,
     player_stats,

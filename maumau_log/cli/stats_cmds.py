@@ -15,7 +15,7 @@ from typing import Annotated
 import polars as pl
 import typer
 
-from ..stats import STATS_BY, filter_matches, filter_results, match_stats, player_stats
+from ..stats.players import STATS_BY, filter_matches, filter_results, match_stats, player_stats
 from ..store.manifest import DatasetError, scan
 from . import app, dataset_read_error, fail
 from .frames import DatasetArg, _check_format, _emit, _print_board

@@ -150,8 +150,8 @@ def board_table(
     """The leaderboard as a rich table that fits ``width`` columns.
 
     Args:
-        df: the statistics frame (:func:`maumau_log.stats.player_stats` or
-            :func:`~maumau_log.stats.match_stats`).
+        df: the statistics frame (:func:`maumau_log.stats.players.player_stats` or
+            :func:`~maumau_log.stats.players.match_stats`).
         title: the table's title.
         columns: the statistics to show, in priority order.
         width: the terminal width; None for no limit (``--wide``, or not a terminal).

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from .store.layout import UNKNOWN
+from ..store.layout import UNKNOWN
 
 Z95 = 1.959963984540054
 """The two-sided 95% normal quantile used by the Wilson interval."""

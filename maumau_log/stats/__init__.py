@@ -1,0 +1,2 @@
+"""Statistics over a dataset: Polars queries that take and return lazy frames.
+"""
