@@ -19,9 +19,9 @@ import time
 
 from maumau_log.bots import BotTable, MonteCarloPolicy, RandomPolicy
 from maumau_log.bots.table import make_header
-from maumau_log.review import review_game
+from maumau_log.bots.review import review_game
 from maumau_log.rules import resolve
-from maumau_log.sim import fair_shuffle
+from maumau_log.bots.sim import fair_shuffle
 
 
 def main() -> None:

@@ -41,7 +41,7 @@ PRESETS = ("standard", "classic", "online", "prsi", "crazy-eights")
 
 
 def _simulate(args: tuple[Path, int, int]) -> tuple[int, int]:
-    from maumau_log.sim import simulate, write_games
+    from maumau_log.bots.sim import simulate, write_games
 
     path, games, seed = args
     with open(path, "wb") as fh:

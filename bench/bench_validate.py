@@ -94,7 +94,7 @@ print(json.dumps({"cpu": ru.ru_utime + ru.ru_stime, "rss_mib": ru.ru_maxrss / 10
 
 
 def make_log(games: int, preset: str, players: int, seed: int) -> Path:
-    from maumau_log.sim import simulate, write_games
+    from maumau_log.bots.sim import simulate, write_games
 
     OUT.mkdir(parents=True, exist_ok=True)
     path = OUT / f"{preset}_{players}p_{games}g_s{seed}.jsonl"

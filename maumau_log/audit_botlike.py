@@ -68,7 +68,7 @@ from .bots.policies import GreedyPolicy
 from .bots.table import BotTable
 from .engine import Action, Engine, RuleViolation
 from .events import Draw, Event, Game, Pass, Play, SuitChoice, decode_event
-from .review import _engine, match_action, turn_alternatives
+from .bots.review import _engine, match_action, turn_alternatives
 from .rules import Ruleset, RulesetError, resolve
 from .store import scan_all
 

@@ -29,7 +29,7 @@ import zstandard
 from maumau_log.events import encode_event
 from maumau_log.replay.driver import Replayer
 from maumau_log.rules import resolve
-from maumau_log.sim import simulate, simulate_matches
+from maumau_log.bots.sim import simulate, simulate_matches
 from maumau_log.violations import CODES
 
 HERE = Path(__file__).resolve().parent

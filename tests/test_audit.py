@@ -34,8 +34,8 @@ from maumau_log.audit import (
 from maumau_log.cli import app
 from maumau_log.events import Event, Game, RoundEnd
 from maumau_log.run.ingest import ingest
-from maumau_log.sim import _Table
-from maumau_log.sim_bias import (
+from maumau_log.bots.sim import _Table
+from maumau_log.bots.sim_bias import (
     CollusionTable,
     PeekingTable,
     QuitterTable,

@@ -32,8 +32,8 @@ from maumau_log.audit_acc import First, SmallestIds, TimingCell, collect
 from maumau_log.audit_findings import MAX_EVIDENCE
 from maumau_log.store.compact import compact
 from maumau_log.run.ingest import ingest
-from maumau_log.sim import _Table, simulate, simulate_matches, write_games
-from maumau_log.sim_bias import PeekingTable, QuitterTable, add_times, simulate_with, write_jsonl
+from maumau_log.bots.sim import _Table, simulate, simulate_matches, write_games
+from maumau_log.bots.sim_bias import PeekingTable, QuitterTable, add_times, simulate_with, write_jsonl
 from maumau_log.store import scan_all
 
 

@@ -22,7 +22,7 @@ from maumau_log.cli import app
 from maumau_log.engine import HIDDEN, Action
 from maumau_log.replay.driver import replay_events
 from maumau_log.rules import resolve
-from maumau_log.sim import fair_shuffle
+from maumau_log.bots.sim import fair_shuffle
 
 # a 2-player classic game after 5 events: a holds 8H QH (8 skips), b 9C KC, top 10H
 SURE_WIN = [
@@ -248,8 +248,8 @@ def test_the_simulator_plays_through_the_bot_table_and_its_files_did_not_change(
     """The simulator's table is the bots' table and its bot the random bot's class; the
     digests were taken before the two were made one source (commit 028dbdd)."""
     from maumau_log.bots.policies import SimulatorBot
-    from maumau_log.sim import Bot, SimTable, simulate, simulate_matches
-    from maumau_log.sim_bias import PeekingTable, QuitterTable, simulate_with
+    from maumau_log.bots.sim import Bot, SimTable, simulate, simulate_matches
+    from maumau_log.bots.sim_bias import PeekingTable, QuitterTable, simulate_with
 
     assert issubclass(SimTable, BotTable) and Bot is SimulatorBot
     assert issubclass(SimulatorBot, RandomPolicy)
@@ -273,7 +273,7 @@ class _Rolls(random.Random):
 
 def test_simulator_bot_choices_by_hand() -> None:
     bot = make_policy("random")
-    from maumau_log.sim import Bot
+    from maumau_log.bots.sim import Bot
 
     sim = Bot()
     p1, p2 = Action("play", "a", "7H"), Action("play", "a", "8H")

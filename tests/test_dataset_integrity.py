@@ -25,7 +25,7 @@ from maumau_log import store
 from maumau_log.cli import app
 from maumau_log.events import encode_event
 from maumau_log.run.ingest import ingest
-from maumau_log.sim import simulate
+from maumau_log.bots.sim import simulate
 
 runner = CliRunner()
 

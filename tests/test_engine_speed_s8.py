@@ -21,7 +21,7 @@ from maumau_log.events import EVENT_DECODER, Deal, Game, Play, Reshuffle, encode
 from maumau_log.replay.driver import DECODED_LINES, Replayer, replay_events
 from maumau_log.rules import resolve
 from maumau_log.run.shard import ContentHasher, outcome
-from maumau_log.sim import simulate
+from maumau_log.bots.sim import simulate
 
 
 def _with_seq(games: list[list[object]], shift: int = 0) -> list[bytes]:

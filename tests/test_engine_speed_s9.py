@@ -20,7 +20,7 @@ from maumau_log.engine import Engine
 from maumau_log.events import Game, Play, RoundEnd
 from maumau_log.replay.report import GameReport
 from maumau_log.rules import PRESET_NAMES, UNSUPPORTED_PRESETS, resolve
-from maumau_log.sim import simulate
+from maumau_log.bots.sim import simulate
 
 _TWO64 = 2**64
 

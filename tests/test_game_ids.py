@@ -18,7 +18,7 @@ from maumau_log.events import encode_event
 from maumau_log.replay.game_ids import GameIdTally, KnownGames, repeated_in_memory
 from maumau_log.run.ingest import ingest
 from maumau_log.run.shard import plan_shards
-from maumau_log.sim import simulate
+from maumau_log.bots.sim import simulate
 from maumau_log.store import known_games
 
 runner = CliRunner()

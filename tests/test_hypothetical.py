@@ -22,7 +22,7 @@ from maumau_log.events import Game
 from maumau_log.hypothetical import try_action
 from maumau_log.logs.notation import NotationError
 from maumau_log.rules import PRESET_NAMES, resolve
-from maumau_log.sim import simulate
+from maumau_log.bots.sim import simulate
 
 DISPUTES = Path(__file__).resolve().parent.parent / "sample_logs" / "disputes"
 runner = CliRunner()

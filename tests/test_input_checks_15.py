@@ -11,7 +11,7 @@ import maumau_log.cli.data_cmds
 import maumau_log.cli.replay_cmds  # noqa: F401
 from maumau_log.cli import app
 from maumau_log.events import encode_event
-from maumau_log.sim import simulate
+from maumau_log.bots.sim import simulate
 
 runner = CliRunner()
 

@@ -31,7 +31,7 @@ from maumau_log.store import matches as match_records
 from maumau_log.cli import app
 from maumau_log.events import Event, MatchEnd, RoundEnd, encode_event
 from maumau_log.run.ingest import ingest, load_match
-from maumau_log.sim import simulate_matches
+from maumau_log.bots.sim import simulate_matches
 from maumau_log.stats.players import filter_matches, match_stats
 from maumau_log.store import MANIFEST, scan
 

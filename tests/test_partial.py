@@ -16,7 +16,7 @@ from maumau_log.cli import app
 from maumau_log.compare import compare, seat_view
 from maumau_log.events import Deal, Draw, Event, Game, HandCount, Play, Reshuffle, encode_event
 from maumau_log.replay.driver import replay_events
-from maumau_log.sim import simulate
+from maumau_log.bots.sim import simulate
 
 runner = CliRunner()
 PRESETS = ["standard", "classic", "pesten", "serbian", "crazy-eights", "faraon"]

@@ -25,7 +25,7 @@ from maumau_log.logs.lines import expand_paths  # noqa: E402
 from maumau_log.run.ray_runner import ray_runner  # noqa: E402
 from maumau_log.run.ingest import ingest  # noqa: E402
 from maumau_log.rules import PRESET_NAMES  # noqa: E402
-from maumau_log.sim import simulate, write_games  # noqa: E402
+from maumau_log.bots.sim import simulate, write_games  # noqa: E402
 from maumau_log.store import scan_all  # noqa: E402
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs"

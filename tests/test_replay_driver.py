@@ -13,7 +13,7 @@ import maumau_log
 from maumau_log.events import Game, decode_event, encode_event
 from maumau_log.replay.driver import GameReport, Replayer, ReplayVisitor, read_games, replay_events
 from maumau_log.run.shard import ContentHasher
-from maumau_log.sim import simulate
+from maumau_log.bots.sim import simulate
 
 PACKAGE = Path(maumau_log.__file__).parent
 GAMES = [[encode_event(e) for e in g] for g in simulate("standard", 2, 3, 35)]

@@ -13,7 +13,7 @@ import maumau_log.cli.bots_cmds  # noqa: F401  (registers the commands)
 from maumau_log.cli import app
 from maumau_log.events import decode_event
 from maumau_log.run.ingest import ingest
-from maumau_log.review import (
+from maumau_log.bots.review import (
     ReviewError,
     load_events,
     loss_interval,
@@ -157,7 +157,7 @@ def test_the_monte_carlo_bots_own_decisions_are_rarely_flagged() -> None:
 
     from maumau_log.bots import BotTable, MonteCarloPolicy, RandomPolicy
     from maumau_log.bots.table import make_header
-    from maumau_log.sim import fair_shuffle
+    from maumau_log.bots.sim import fair_shuffle
 
     rules = resolve("classic")
     verdicts: list[str] = []

@@ -29,7 +29,7 @@ from maumau_log.replay.driver import Replayer
 from maumau_log.rules import PRESET_NAMES
 from maumau_log.run.runners import ShardTask, local_results, merge_order, serial_results
 from maumau_log.run.shard import Shard, ShardFailure, ShardResult, outcome, plan_shards, run_shard
-from maumau_log.sim import simulate, simulate_matches, write_games
+from maumau_log.bots.sim import simulate, simulate_matches, write_games
 from maumau_log.store import ALL_TABLES, DatasetWriter, known_games, read_manifest, scan_all
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs"

@@ -18,7 +18,7 @@ from maumau_log.run.shard import (
     balanced_target,
     plan_shards,
 )
-from maumau_log.sim import simulate, write_games
+from maumau_log.bots.sim import simulate, write_games
 
 MIB = 1024 * 1024
 

@@ -25,7 +25,7 @@ import maumau_log.cli.data_cmds  # noqa: F401
 from maumau_log.cli import app
 from maumau_log.cli.tables import ci_text, short_name
 from maumau_log.events import encode_event
-from maumau_log.sim import simulate
+from maumau_log.bots.sim import simulate
 
 runner = CliRunner()
 LONG = "[red]<script>alert(1)</script>Grandmaster_Flash_2000"

@@ -29,7 +29,7 @@ from maumau_log.store.rows import options_json
 from maumau_log.events import encode_event
 from maumau_log.run.ingest import ingest
 from maumau_log.rules import resolve, variant_label
-from maumau_log.sim import simulate, write_games
+from maumau_log.bots.sim import simulate, write_games
 
 runner = CliRunner()
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_logs" / "violations"

@@ -17,7 +17,7 @@ from test_viewer import SAMPLES, reference, runner
 import maumau_log.cli.data_cmds  # noqa: F401  (ingest, game)
 from maumau_log.cli import app
 from maumau_log.events import Play, encode_event
-from maumau_log.sim import simulate
+from maumau_log.bots.sim import simulate
 from maumau_log.timeline import SourceError, build, find_game
 from maumau_log.viewer import page_steps, read_page_data
 

@@ -16,7 +16,7 @@ from maumau_log.bots.table import make_header
 from maumau_log.cli import app
 from maumau_log.events import Abandon, RoundEnd, encode_event
 from maumau_log.rules import resolve
-from maumau_log.sim import Bot, SimTable, fair_shuffle, simulate
+from maumau_log.bots.sim import Bot, SimTable, fair_shuffle, simulate
 from maumau_log.timeline import build, find_game
 from maumau_log.viewer import page_steps, read_page_data, render
 from maumau_log.viewer_data import KEYFRAME_EVERY

@@ -73,9 +73,9 @@ class RandomPolicy(Policy):
 
 
 class SimulatorBot(RandomPolicy):
-    """The simulator's random bot (:func:`maumau_log.sim.simulate`; ``maumau_log.sim.Bot``
+    """The simulator's random bot (:func:`maumau_log.bots.sim.simulate`; ``maumau_log.bots.sim.Bot``
     is this class): one instance decides for every seat of a
-    :class:`~maumau_log.sim.SimTable`.
+    :class:`~maumau_log.bots.sim.SimTable`.
 
     It differs from :class:`RandomPolicy` in three habits, all kept as they were so that
     simulated files stay the same for the same seed: it chooses from the engine's whole
@@ -84,7 +84,7 @@ class SimulatorBot(RandomPolicy):
     forgets it with chance ``forget_call``). The suit it names is the suit most cards of
     the hand show, wild cards included (:meth:`suit_for`). A fault is caught with chance
     ``catch`` by one other player drawn at random (the table's
-    :meth:`~maumau_log.sim.SimTable.catcher`).
+    :meth:`~maumau_log.bots.sim.SimTable.catcher`).
 
     Args:
         voluntary_draw, forget_call, wrong_call, catch: chances in 0..1 (defaults 0.08,

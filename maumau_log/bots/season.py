@@ -4,7 +4,7 @@ A season tests the audit's bot-likeness test: every player of the pool plays one
 (by default the "club player" :class:`~maumau_log.bots.policies.MixedPolicy`, greedy half
 the time and random otherwise), and a *planted* player may play the Monte Carlo bot instead.
 Each round seats ``table`` players drawn from the pool; logs are full-information with fair
-shuffle headers, like :func:`maumau_log.sim.simulate`'s.
+shuffle headers, like :func:`maumau_log.bots.sim.simulate`'s.
 
 Seeds: round g is played from ``random.Random("season:{seed}:{g}")`` and the planted Monte
 Carlo bot from its own seed per round, so a season is repeatable round by round.
@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Mapping
 
 from ..events import Event
 from ..rules import resolve
-from ..sim import fair_shuffle
+from .sim import fair_shuffle
 from .ladder import hash_seed
 from .mc import MonteCarloPolicy
 from .policies import MixedPolicy

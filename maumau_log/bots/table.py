@@ -4,11 +4,11 @@
 (the cards of a draw come from the top of the stock, an empty stock is reshuffled, calls
 follow a play, other players catch open call faults) and applies every event to the engine
 first: a bot game is legal by construction under our reading of the rules. It is THE one
-event builder: the simulator (:mod:`maumau_log.sim`, its table a subclass that lets one
-random bot decide for every seat) and the planted-bias tables of :mod:`maumau_log.sim_bias`
+event builder: the simulator (:mod:`maumau_log.bots.sim`, its table a subclass that lets one
+random bot decide for every seat) and the planted-bias tables of :mod:`maumau_log.bots.sim_bias`
 build their events here too. It serves four uses:
 
-- the simulator's rounds and matches (:class:`maumau_log.sim.SimTable`);
+- the simulator's rounds and matches (:class:`maumau_log.bots.sim.SimTable`);
 - whole rounds with a header and a deal, for the ladder and the simulated seasons
   (:meth:`BotTable.new_round`, :meth:`BotTable.play_round`);
 - rollouts from a (determinized) mid-round state, for the Monte Carlo bot and ``review``
@@ -53,7 +53,7 @@ from ..engine.shuffle import reshuffle_seed, shuffled
 from .determinize import shuffle_list
 
 MAX_EVENTS = 20_000
-"""A whole round longer than this is abandoned (as in :mod:`maumau_log.sim`)."""
+"""A whole round longer than this is abandoned (as in :mod:`maumau_log.bots.sim`)."""
 
 ROLLOUT_EVENTS = 3_000
 """A rollout still running after this many actions counts as a round without a winner."""

@@ -1,5 +1,5 @@
 """The ``bots ladder`` and ``review`` commands (issue 14): thin wrappers over
-:mod:`maumau_log.bots.ladder` and :mod:`maumau_log.review`.
+:mod:`maumau_log.bots.ladder` and :mod:`maumau_log.bots.review`.
 
 Exit codes: 0 done (``review``: no decision judged a mistake); 1 ``review`` found at least
 one mistake, or the game is invalid (the review stops at its first violation); 2 a bad
@@ -22,8 +22,8 @@ from rich.text import Text
 
 from ..bots import BOTS, DEFAULT_ROLLOUTS
 from ..bots.ladder import ladder, seat_effect
-from ..review import DEFAULT_ROLLOUTS as REVIEW_ROLLOUTS
-from ..review import Review, ReviewError, load_events, review_game
+from ..bots.review import DEFAULT_ROLLOUTS as REVIEW_ROLLOUTS
+from ..bots.review import Review, ReviewError, load_events, review_game
 from ..rules import RulesetError
 from . import EXIT_OK, EXIT_VIOLATIONS, app, clean, err, fail, out
 

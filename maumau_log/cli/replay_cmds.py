@@ -308,8 +308,8 @@ def simulate(
     ] = None,
 ) -> None:
     """Play seeded games with random legal bots and write full-information logs."""
-    from ..sim import simulate as run_sim
-    from ..sim import simulate_matches, write_games
+    from ..bots.sim import simulate as run_sim
+    from ..bots.sim import simulate_matches, write_games
 
     opts: dict[str, Any] | None = None
     if options:

@@ -1,7 +1,7 @@
 """Simulations with a planted bias, to test the audit (issue 7, item 4).
 
-Each cheat is a :class:`~maumau_log.sim._Table` subclass; :func:`simulate_with` plays seeded
-rounds with any of them exactly as :func:`maumau_log.sim.simulate` does (same headers, same
+Each cheat is a :class:`~maumau_log.bots.sim._Table` subclass; :func:`simulate_with` plays seeded
+rounds with any of them exactly as :func:`maumau_log.bots.sim.simulate` does (same headers, same
 bots, same seed handling), so an unbiased run and a biased run of the same size differ only
 in the cheat:
 
@@ -27,11 +27,11 @@ from pathlib import Path
 
 import msgspec
 
-from .engine import PLAY, Action
-from .events import FORMAT_VERSION, Abandon, Deal, Event, Game, HandCount, encode_event
-from .rules import Ruleset, resolve
-from .engine.shuffle import deal as fair_deal
-from .engine.shuffle import shuffled
+from ..engine import PLAY, Action
+from ..events import FORMAT_VERSION, Abandon, Deal, Event, Game, HandCount, encode_event
+from ..rules import Ruleset, resolve
+from ..engine.shuffle import deal as fair_deal
+from ..engine.shuffle import shuffled
 from .sim import Bot, _Table, fair_shuffle
 
 TableFactory = Callable[[Ruleset, Game, random.Random, Bot], _Table]
@@ -141,7 +141,7 @@ def simulate_with(
     id_prefix: str = "sim",
 ) -> Iterator[list[Event]]:
     """Play ``games`` seeded rounds at tables made by ``make_table`` (as
-    :func:`maumau_log.sim.simulate` does with its own table).
+    :func:`maumau_log.bots.sim.simulate` does with its own table).
 
     Args:
         make_table: the table class (or a factory taking the same arguments).

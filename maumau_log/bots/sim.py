@@ -22,13 +22,13 @@ import random
 from collections.abc import Iterator, Mapping
 from typing import Any, BinaryIO
 
-from .bots.policies import SimulatorBot
-from .bots.table import BotTable
-from .engine import OUT, PLAY, Action, Engine
-from .events import FORMAT_VERSION, Event, Game, MatchEnd, encode_event
-from .scoring.matches import MatchState, RoundContext
-from .rules import Ruleset, resolve
-from .engine.shuffle import ALGORITHM, commitment
+from .policies import SimulatorBot
+from .table import BotTable
+from ..engine import OUT, PLAY, Action, Engine
+from ..events import FORMAT_VERSION, Event, Game, MatchEnd, encode_event
+from ..scoring.matches import MatchState, RoundContext
+from ..rules import Ruleset, resolve
+from ..engine.shuffle import ALGORITHM, commitment
 
 
 def fair_shuffle(rng: random.Random) -> dict[str, str]:
@@ -49,7 +49,7 @@ class SimTable(BotTable):
     builder) where one :class:`Bot` decides for every seat from the engine's whole list of
     legal actions.
 
-    Subclasses (the planted biases of :mod:`maumau_log.sim_bias`) override :meth:`choose`
+    Subclasses (the planted biases of :mod:`maumau_log.bots.sim_bias`) override :meth:`choose`
     (the flat choice), :meth:`catchers` (who may catch whom) or :meth:`deal`.
 
     Args:

@@ -40,13 +40,13 @@ from pathlib import Path
 from statistics import NormalDist
 from typing import Any
 
-from .bots.determinize import DeterminizeError, clone
-from .bots.mc import evaluate
-from .bots.table import due_call
-from .engine import PLAY, Action, Engine, RuleViolation, normalize_call
-from .events import Call, Deal, Draw, Event, Game, Pass, Penalty, Play, SuitChoice, decode_event
-from .scoring.matches import RoundContext
-from .rules import Ruleset, RulesetError, resolve
+from .determinize import DeterminizeError, clone
+from .mc import evaluate
+from .table import due_call
+from ..engine import PLAY, Action, Engine, RuleViolation, normalize_call
+from ..events import Call, Deal, Draw, Event, Game, Pass, Penalty, Play, SuitChoice, decode_event
+from ..scoring.matches import RoundContext
+from ..rules import Ruleset, RulesetError, resolve
 
 DEFAULT_ROLLOUTS = 100
 """Rollouts per alternative (``--rollouts``)."""
@@ -164,8 +164,8 @@ def load_events(source: str | os.PathLike[str], game_id: str) -> tuple[list[Even
     path = Path(source)
     if path.is_dir():
         return _from_dataset(path, game_id)
-    from .logs.lines import LogReadError
-    from .replay.driver import read_games
+    from ..logs.lines import LogReadError
+    from ..replay.driver import read_games
 
     try:
         for _, events in read_games(path):
@@ -191,7 +191,7 @@ def _from_dataset(path: Path, game_id: str) -> tuple[list[Event], Ruleset]:
     import msgspec
     import polars as pl
 
-    from .store import DatasetError, scan_all
+    from ..store import DatasetError, scan_all
 
     try:
         tables = scan_all(path)
