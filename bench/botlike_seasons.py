@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from maumau_log.audit import audit
-from maumau_log.audit_botlike import BotLikeness
+from maumau_log.audit.botlike import BotLikeness
 from maumau_log.bots.mc import MonteCarloPolicy
 from maumau_log.bots.policies import MixedPolicy
 from maumau_log.bots.season import PolicyFactory, season

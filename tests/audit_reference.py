@@ -22,8 +22,8 @@ import polars as pl
 from scipy import stats as sps
 
 from maumau_log.audit import _correct
-from maumau_log.audit_collect import _client, _GameFacts, _replay
-from maumau_log.audit_findings import (
+from maumau_log.audit.collect import _client, _GameFacts, _replay
+from maumau_log.audit.findings import (
     DRAW_REASONS,
     FAST_MS,
     MAX_EVIDENCE,
@@ -32,7 +32,7 @@ from maumau_log.audit_findings import (
     AuditReport,
     Finding,
 )
-from maumau_log.audit_stats import (
+from maumau_log.audit.statistics import (
     binom_sum_tail,
     binom_tail,
     chi_square,

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 import maumau_log.cli.audit_cmds  # registers the commands
 import maumau_log.cli.bots_cmds  # noqa: F401
 from maumau_log.audit import audit
-from maumau_log.audit_botlike import (
+from maumau_log.audit.botlike import (
     BotLikeness,
     Sampled,
     agreement_test,

@@ -28,8 +28,8 @@ from hypothesis import strategies as st
 
 import maumau_log.audit as audit_mod
 from maumau_log.audit import AuditInput, audit
-from maumau_log.audit_acc import First, SmallestIds, TimingCell, collect
-from maumau_log.audit_findings import MAX_EVIDENCE
+from maumau_log.audit.accumulators import First, SmallestIds, TimingCell, collect
+from maumau_log.audit.findings import MAX_EVIDENCE
 from maumau_log.store.compact import compact
 from maumau_log.run.ingest import ingest
 from maumau_log.bots.sim import _Table, simulate, simulate_matches, write_games

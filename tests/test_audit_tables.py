@@ -22,8 +22,8 @@ from audit_reference import json_diffs, reference_audit
 
 import maumau_log.audit as audit_mod
 from maumau_log.audit import audit
-from maumau_log.audit_collect import _Replays, read_games, stream
-from maumau_log.audit_tables import collect_from_tables
+from maumau_log.audit.collect import _Replays, read_games, stream
+from maumau_log.audit.tables import collect_from_tables
 from maumau_log.store.compact import compact
 from maumau_log.run.ingest import ingest
 from maumau_log.bots.sim import _Table, simulate, simulate_matches, write_games
@@ -212,7 +212,7 @@ def test_reingest_and_compact_keep_the_facts(
 def test_distinct_ids_from_a_bounded_top_k() -> None:
     """The smallest distinct game ids of a group: from its smallest rows when they hold
     enough distinct ids, else exactly from the source (a game repeated 200 times)."""
-    from maumau_log.audit_tables import _distinct_ids
+    from maumau_log.audit.tables import _distinct_ids
 
     ids = ["g05", "g01", "g01", "g03"]
     src = pl.LazyFrame({"game_id": ids, "p": ["a"] * 4})

@@ -20,8 +20,8 @@ import maumau_log.cli.data_cmds
 import maumau_log.cli.dispute_cmds
 import maumau_log.cli.replay_cmds  # noqa: F401
 from maumau_log.audit import audit
-from maumau_log.audit_findings import Finding
-from maumau_log.audit_tests import _chi_finding
+from maumau_log.audit.findings import Finding
+from maumau_log.audit.stat_tests import _chi_finding
 from maumau_log.cli import app
 from maumau_log.cli.frames import csv_text
 from maumau_log.cli.tables import BOARD_COLUMNS, cell

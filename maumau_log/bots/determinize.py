@@ -1,7 +1,7 @@
 """Copies of an engine, and determinization: the hidden cards redrawn from one player's view.
 
 THE ONE PLACE that writes engine internals. Everything else in :mod:`maumau_log.bots`,
-:mod:`maumau_log.bots.review` and :mod:`maumau_log.audit_botlike` uses the engine's public API
+:mod:`maumau_log.bots.review` and :mod:`maumau_log.audit.botlike` uses the engine's public API
 only (``apply``, ``legal_actions``, ``can_play``, ``view``, and reading ``hands``,
 ``stock``, ``discard``, ``phase``, ``faults``, ``last_play``). When the engine's state layout
 changes (issue 12 splits it into a package and speeds it up), update :func:`clone` and

@@ -24,8 +24,8 @@ from rich.table import Table
 from rich.text import Text
 
 from ..audit import DEFAULT_ALPHA, DEFAULT_MIN_GAMES, AuditReport, _fmt_p, audit, report_html
-from ..audit_botlike import BotLikeness
-from ..audit_findings import Finding
+from ..audit.botlike import BotLikeness
+from ..audit.findings import Finding
 from ..store import DatasetError
 from . import EXIT_OK, EXIT_VIOLATIONS, app, clean, dataset_read_error, err, fail, out
 

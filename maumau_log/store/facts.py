@@ -7,11 +7,11 @@ game again at audit time costs as much as the ingest; so the ingest's replay (th
 function, on every core and under Ray) records these facts as rows of the tables
 ``audit_games``, ``audit_seats`` and ``audit_events``
 (:data:`~maumau_log.store.AUDIT_GAMES_SCHEMA` ...), and the audit aggregates them with
-Polars (:mod:`maumau_log.audit_tables`).
+Polars (:mod:`maumau_log.audit.tables`).
 
 :class:`GameFactsRecorder` is driven by :class:`~maumau_log.store.collector.RecordCollector`: one
 ``begin`` per game, one ``event`` per accepted event (after the engine applied it), one
-``rows`` at the end. Its facts are those of :func:`maumau_log.audit_collect._replay` (the
+``rows`` at the end. Its facts are those of :func:`maumau_log.audit.collect._replay` (the
 replay path, kept for datasets written before these tables), event for event.
 """
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .audit_findings import FAST_MS, MIN_EXPECTED, AuditReport
+from .findings import FAST_MS, MIN_EXPECTED, AuditReport
 
 # ---------------------------------------------------------------------------------------
 # The HTML report

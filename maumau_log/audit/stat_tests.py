@@ -1,4 +1,4 @@
-"""The audit's tests: each turns its accumulated counts (:mod:`maumau_log.audit_acc`) into
+"""The audit's tests: each turns its accumulated counts (:mod:`maumau_log.audit.accumulators`) into
 :class:`Finding` objects.
 
 The methods are described in :mod:`maumau_log.audit`'s docstring and in every finding's
@@ -17,7 +17,7 @@ from typing import Any
 import polars as pl
 from scipy import stats as sps
 
-from .audit_acc import (
+from .accumulators import (
     AbandonAcc,
     DealAcc,
     DrawAcc,
@@ -27,15 +27,15 @@ from .audit_acc import (
     SeatAcc,
     TimingAcc,
 )
-from .audit_findings import (
+from .findings import (
     DRAW_REASONS,
     FAST_MS,
     MAX_EVIDENCE,
     MIN_EXPECTED,
     Finding,
 )
-from .audit_stats import binom_sum_tail, binom_tail, chi_square, fisher_greater, wilson
-from .store import scan_all
+from .statistics import binom_sum_tail, binom_tail, chi_square, fisher_greater, wilson
+from ..store import scan_all
 
 # ---------------------------------------------------------------------------------------
 # The tests

@@ -1,7 +1,7 @@
 """The audit's accumulators from the facts the ingest recorded (issue 11), no replay.
 
-:func:`collect_from_tables` fills the same :class:`~maumau_log.audit_acc.Accumulators` that
-the replay path (:func:`maumau_log.audit_acc.collect`) fills game by game, but from the
+:func:`collect_from_tables` fills the same :class:`~maumau_log.audit.accumulators.Accumulators` that
+the replay path (:func:`maumau_log.audit.accumulators.collect`) fills game by game, but from the
 ``audit_games``, ``audit_seats`` and ``audit_events`` tables, with Polars lazy queries run
 on the streaming engine: group-bys per cell (ruleset label, table size, seat, player, pair
 of players, draw reason) and bounded top-k evidence, so what is held is the per-cell
@@ -25,7 +25,7 @@ from typing import Any
 
 import polars as pl
 
-from .audit_acc import (
+from .accumulators import (
     Accumulators,
     DealAcc,
     DealGroup,
@@ -38,10 +38,10 @@ from .audit_acc import (
     TimingCell,
     _Data,
 )
-from .audit_collect import _GAME_COLUMNS
-from .audit_findings import DRAW_REASONS, FAST_MS, MAX_EVIDENCE
-from .rules import Ruleset, RulesetError, resolve, variant_label
-from .store import AUDIT_POWERS, UNKNOWN, scan_all
+from .collect import _GAME_COLUMNS
+from .findings import DRAW_REASONS, FAST_MS, MAX_EVIDENCE
+from ..rules import Ruleset, RulesetError, resolve, variant_label
+from ..store import AUDIT_POWERS, UNKNOWN, scan_all
 
 _K = MAX_EVIDENCE
 _SHIFT = 1 << 32
@@ -122,7 +122,7 @@ def collect_from_tables(dataset: str | os.PathLike[str]) -> _Data | None:
     Args:
         dataset: the dataset folder.
     Returns:
-        What :func:`maumau_log.audit_acc.collect` returns (the ``games`` rows with
+        What :func:`maumau_log.audit.accumulators.collect` returns (the ``games`` rows with
         ``client``, the accumulators, the number of valid games with facts), or None when
         a game with a header has no ``audit_games`` row (a dataset, or part of one, written
         before the facts tables: then replay).

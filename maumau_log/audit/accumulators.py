@@ -4,10 +4,10 @@ Each accumulator's ``add(at, g)`` takes one game's facts (``at``: its row in the
 table) and keeps only counts and sums per cell (ruleset, table size, seat, player, pair of
 players, draw reason), never the games themselves, so memory grows with the cells (players,
 pairs, rulesets), not with the number of games. Evidence lists are bounded: each keeps the
-:data:`~maumau_log.audit_findings.MAX_EVIDENCE` (k = 20) items that come first in the
+:data:`~maumau_log.audit.findings.MAX_EVIDENCE` (k = 20) items that come first in the
 ``games`` table order (then event order), which is what the in-memory audit listed; the
 ``games`` of an event list are the k smallest game ids among all its events, as before.
-The tests in :mod:`maumau_log.audit_tests` turn the accumulators into findings.
+The tests in :mod:`maumau_log.audit.stat_tests` turn the accumulators into findings.
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ from typing import Any
 
 import polars as pl
 
-from .audit_collect import EVENT_BATCH, _GameFacts, _Replays, read_games, stream
-from .audit_findings import FAST_MS, MAX_EVIDENCE, POWERS
-from .rules import Ruleset
-from .store import UNKNOWN
+from .collect import EVENT_BATCH, _GameFacts, _Replays, read_games, stream
+from .findings import FAST_MS, MAX_EVIDENCE, POWERS
+from ..rules import Ruleset
+from ..store import UNKNOWN
 
 
 class First:
@@ -383,7 +383,7 @@ class AbandonAcc:
 
 @dataclass
 class Accumulators:
-    """Every test's running counts (what :func:`maumau_log.audit_collect` streams into)."""
+    """Every test's running counts (what :func:`maumau_log.audit.collect` streams into)."""
 
     deal: DealAcc = field(default_factory=DealAcc)
     seats: SeatAcc = field(default_factory=SeatAcc)
@@ -415,7 +415,7 @@ class _Data:
 def collect(dataset: str | os.PathLike[str], batch_rows: int = EVENT_BATCH) -> _Data:
     """Replay every valid game of a dataset once, into the tests' accumulators.
 
-    The events are read a batch at a time (:func:`~maumau_log.audit_collect.stream`) and
+    The events are read a batch at a time (:func:`~maumau_log.audit.collect.stream`) and
     each game's facts go into :class:`Accumulators` and are dropped: memory holds the
     ``games`` columns, one batch of events and the counts per cell.
 

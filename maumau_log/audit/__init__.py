@@ -4,8 +4,8 @@
 catchable call faults and who caught them, whether a drawn card could be played, decision
 times from ``t``, standings at an abandon) comes from the facts the ingest's replay recorded
 (the ``audit_games``, ``audit_seats`` and ``audit_events`` tables, aggregated with Polars by
-:mod:`maumau_log.audit_tables`); a dataset written before those tables has its valid games'
-stored events replayed through the engine once more (:mod:`maumau_log.audit_collect`). It
+:mod:`maumau_log.audit.tables`); a dataset written before those tables has its valid games'
+stored events replayed through the engine once more (:mod:`maumau_log.audit.collect`). It
 runs the tests below and returns an :class:`AuditReport`.
 
 Every test gives a p-value: how likely a result at least this far from fair play would be
@@ -58,8 +58,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .audit_acc import FactsStream, _Data, collect
-from .audit_findings import (  # noqa: F401  (the audit's API, re-exported)
+from .accumulators import FactsStream, _Data, collect
+from .findings import (  # noqa: F401  (the audit's API, re-exported)
     DEFAULT_ALPHA,
     DEFAULT_MIN_GAMES,
     FAST_MS,
@@ -68,8 +68,8 @@ from .audit_findings import (  # noqa: F401  (the audit's API, re-exported)
     AuditReport,
     Finding,
 )
-from .audit_report import _fmt_p, report_html  # noqa: F401
-from .audit_stats import (  # noqa: F401
+from .html import _fmt_p, report_html  # noqa: F401
+from .statistics import (  # noqa: F401
     Z95,
     binom_sum_tail,
     binom_tail,
@@ -78,8 +78,8 @@ from .audit_stats import (  # noqa: F401
     holm,
     wilson,
 )
-from .audit_tables import collect_from_tables
-from .audit_tests import (
+from .tables import collect_from_tables
+from .stat_tests import (
     _abandon_tests,
     _catch_tests,
     _deal_tests,
@@ -98,7 +98,7 @@ class AuditInput:
     Attributes:
         data: the ``games`` rows (``data.games``, with each game's ``client``), every
             built-in test's accumulated counts (``data.acc``, see
-            :mod:`maumau_log.audit_acc`) and the number of games replayed.
+            :mod:`maumau_log.audit.accumulators`) and the number of games replayed.
         dataset: the dataset folder (for tests that query it).
         min_games: the smallest sample a test runs on.
         tables: the report's descriptive tables (a test may add one).
@@ -120,7 +120,7 @@ class AuditInput:
 
 
 if TYPE_CHECKING:
-    from .audit_botlike import BotLikeness
+    from .botlike import BotLikeness
 
 AuditTest = Callable[[AuditInput], list[Finding]]
 """A test: the audit's input to its findings (run or skipped)."""
@@ -153,7 +153,7 @@ def audit(
         alpha: the family-wise false-flag rate of the report (Holm-corrected).
         min_games: the smallest number of games any test runs on.
         bot_likeness: run the bot-likeness test with these settings
-            (:mod:`maumau_log.audit_botlike`; off when None: it costs rollouts).
+            (:mod:`maumau_log.audit.botlike`; off when None: it costs rollouts).
         replay: replay the stored events even when the dataset holds the facts tables
             (a cross-check; ``report.facts_from`` says which path ran).
     Returns:
@@ -181,7 +181,7 @@ def audit(
     for test in TESTS:
         findings += test(given)
     if bot_likeness is not None:  # issue 14: the bot-likeness test lives in audit_botlike.py
-        from .audit_botlike import bot_likeness_tests
+        from .botlike import bot_likeness_tests
 
         findings += bot_likeness_tests(dataset, min_games, bot_likeness)
     rows = given.rows

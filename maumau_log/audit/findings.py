@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .events import Draw, Pass, Play
+from ..events import Draw, Pass, Play
 
 DEFAULT_ALPHA = 0.05
 """Family-wise false-flag rate per report (Holm-corrected)."""
