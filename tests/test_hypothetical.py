@@ -19,7 +19,7 @@ import maumau_log.cli.dispute_cmds  # noqa: F401
 from maumau_log.cli import app
 from maumau_log.engine import Engine
 from maumau_log.events import Game
-from maumau_log.hypothetical import try_action
+from maumau_log.disputes.hypothetical import try_action
 from maumau_log.logs.notation import NotationError
 from maumau_log.rules import PRESET_NAMES, resolve
 from maumau_log.bots.sim import simulate
@@ -94,7 +94,7 @@ def _agree(preset: str, players: int, seed: int) -> int:
 
 
 def _engine_after(path: Path, at: int) -> Engine:
-    from maumau_log.timeline import engine_after, find_game
+    from maumau_log.disputes.timeline import engine_after, find_game
 
     gl = find_game(path, json.loads(_first_json(path))["game_id"])
     engine, _ = engine_after(gl, at)

@@ -18,8 +18,8 @@ import maumau_log.cli.data_cmds  # noqa: F401  (ingest, game)
 from maumau_log.cli import app
 from maumau_log.events import Play, encode_event
 from maumau_log.bots.sim import simulate
-from maumau_log.timeline import SourceError, build, find_game
-from maumau_log.viewer import page_steps, read_page_data
+from maumau_log.disputes.timeline import SourceError, build, find_game
+from maumau_log.disputes.viewer import page_steps, read_page_data
 
 STORED = "shown from the dataset's stored events"
 
@@ -161,7 +161,7 @@ def test_stored_events_that_do_not_match_their_hash_are_refused(tmp_path: Path) 
     import polars as pl
 
     from maumau_log.store import scan_all
-    from maumau_log.timeline_store import _stored
+    from maumau_log.disputes.stored import _stored
 
     log, game_id, _ = _valid_game(tmp_path)
     ds = tmp_path / "ds"

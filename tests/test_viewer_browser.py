@@ -19,8 +19,8 @@ import pytest
 from test_viewer import HOSTILE, SAMPLES, dispute, hostile_log, reference
 
 from maumau_log.rules import PRESET_NAMES
-from maumau_log.timeline import build, find_game
-from maumau_log.viewer import render
+from maumau_log.disputes.timeline import build, find_game
+from maumau_log.disputes.viewer import render
 
 CHROMIUM = os.environ.get("MAUMAU_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("MAUMAU_CHROMEDRIVER", "/usr/bin/chromedriver")

@@ -17,9 +17,9 @@ from maumau_log.cli import app
 from maumau_log.events import Abandon, RoundEnd, encode_event
 from maumau_log.rules import resolve
 from maumau_log.bots.sim import Bot, SimTable, fair_shuffle, simulate
-from maumau_log.timeline import build, find_game
-from maumau_log.viewer import page_steps, read_page_data, render
-from maumau_log.viewer_data import KEYFRAME_EVERY
+from maumau_log.disputes.timeline import build, find_game
+from maumau_log.disputes.viewer import page_steps, read_page_data, render
+from maumau_log.disputes.viewer_data import KEYFRAME_EVERY
 
 PROTO_NAMES = ["constructor", "toString", "__proto__", "hasOwnProperty"]
 FRAME_KEYS = {"ph", "tu", "di", "to", "su", "pd", "ps", "as", "co", "ss", "ds", "st", "rd",
@@ -145,10 +145,10 @@ def test_a_huge_name_is_in_the_page_once_per_line_that_holds_it(tmp_path: Path) 
 
 @pytest.fixture
 def small_limit(monkeypatch: pytest.MonkeyPatch) -> int:
-    import maumau_log.viewer_data
+    import maumau_log.disputes.viewer_data
 
     limit = 200_000
-    monkeypatch.setattr(maumau_log.viewer_data, "PAGE_LIMIT", limit)
+    monkeypatch.setattr(maumau_log.disputes.viewer_data, "PAGE_LIMIT", limit)
     return limit
 
 
@@ -200,9 +200,9 @@ def test_view_at_n_writes_the_window_from_n_minus_one(tmp_path: Path, small_limi
 def test_an_event_larger_than_the_page_limit_is_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import maumau_log.viewer_data
+    import maumau_log.disputes.viewer_data
 
-    monkeypatch.setattr(maumau_log.viewer_data, "PAGE_LIMIT", 2**20)
+    monkeypatch.setattr(maumau_log.disputes.viewer_data, "PAGE_LIMIT", 2**20)
     path = write_game(tmp_path, long_game(60, name="n" * 600_000))
     out = tmp_path / "v.html"
     r = runner.invoke(app, ["view", str(path), "long-60", "--at", "3", "--out", str(out)])

@@ -323,7 +323,7 @@ def game_cmd(
     ] = None,
 ) -> None:
     """The dispute view: a game's header, result, violations and full state at event N."""
-    if try_action is not None:  # hypothetical moves (issue 13): maumau_log.hypothetical
+    if try_action is not None:  # hypothetical moves (issue 13): maumau_log.disputes.hypothetical
         from .dispute_cmds import run_try
 
         run_try(dataset, game_id, at, try_action, as_json, None)

@@ -22,7 +22,7 @@ import typer
 
 from ..logs.lines import LogReadError, iter_lines
 from ..logs.notation import NotationError, from_notation, is_notation, read_text, to_notation
-from ..timeline import SourceError, build, engine_after, find_game, last_replayed
+from ..disputes.timeline import SourceError, build, engine_after, find_game, last_replayed
 from . import EXIT_OK, EXIT_VIOLATIONS, app, err, fail, out, safe
 from .replay_cmds import RulesOpt, load_rules_file
 
@@ -59,9 +59,9 @@ def view_cmd(
     dataset stores (its source file only while it still holds that game).
     """
     file_options = load_rules_file(rules)
-    from ..timeline import PageTooLarge
-    from ..viewer import render
-    from ..viewer_data import PAGE_LIMIT
+    from ..disputes.timeline import PageTooLarge
+    from ..disputes.viewer import render
+    from ..disputes.viewer_data import PAGE_LIMIT
 
     limit = f"{PAGE_LIMIT // 2**20} MiB" if PAGE_LIMIT % 2**20 == 0 else f"{PAGE_LIMIT:,} bytes"
 
@@ -172,7 +172,7 @@ def run_try(
         engine, bad = engine_after(gl, at, file_options)
     except SourceError as exc:
         fail(str(exc))
-    from ..hypothetical import try_action
+    from ..disputes.hypothetical import try_action
 
     try:
         result = try_action(engine, action)

@@ -412,7 +412,7 @@ def compare_cmd(
     Games are matched by game_id. Exit 0 when every seat game agrees with the server's,
     1 when one disagrees (or is missing from the server's log), 2 for unreadable input.
     """
-    from ..compare import compare
+    from ..disputes.compare import compare
     from ..replay.driver import read_games
 
     try:

@@ -5,14 +5,14 @@ engine's state after every event. This module finds the game in its source and r
 with the ordinary :class:`~maumau_log.replay.driver.Replayer` (so the states are exactly the
 ones ``validate`` computes), recording after each accepted event :meth:`Engine.view`, the
 legal next actions and what else a person at the table could see, as the page's compact
-frames (:mod:`maumau_log.viewer_data`). No rule is decided here: every state and every
+frames (:mod:`maumau_log.disputes.viewer_data`). No rule is decided here: every state and every
 legal action comes from the engine.
 
 Earlier rounds of the same match in the same file are replayed first, so a match round
 gets its running totals, dealer and checks as in ``validate``. A dataset's game is the
 one the dataset stores: its source file is read only while it still holds that game (the
 content hash the ingest stored, recomputed by the ingest's own collector), else the
-stored events are replayed (:mod:`maumau_log.timeline_store`).
+stored events are replayed (:mod:`maumau_log.disputes.stored`).
 """
 
 from __future__ import annotations
@@ -28,14 +28,14 @@ from typing import Any
 
 import msgspec
 
-from . import __version__
-from .engine import Engine
-from .events import Event
+from .. import __version__
+from ..engine import Engine
+from ..events import Event
 from .gamelines import GameLines, SourceError, find_in_file
-from .logs.notation import BadLine
-from .replay.driver import GameReport, Replayer
+from ..logs.notation import BadLine
+from ..replay.driver import GameReport, Replayer
 from .viewer_data import StateCodec, decode_frames, dumps, utf8_size
-from .violations import Violation
+from ..violations import Violation
 
 __all__ = [
     "GameLines", "PageTooLarge", "SourceError", "Step", "Timeline", "build", "engine_after",
@@ -56,7 +56,7 @@ class Step:
         raw: the line as read (JSON text; for a ``.mm`` file the converted JSON).
         text: the ``.mm`` line it came from, or None for a JSON log.
         frame: the state after the event as the page embeds it (JSON text of a
-            :mod:`maumau_log.viewer_data` frame: the changes since the previous event, or
+            :mod:`maumau_log.disputes.viewer_data` frame: the changes since the previous event, or
             the whole state), or None for the violating event and the events after it
             (the replay stops at a violation). :meth:`Timeline.states` rebuilds the states.
     """
@@ -69,7 +69,7 @@ class Step:
 
 
 class PageTooLarge(SourceError):
-    """The events asked for do not fit one page (:data:`~maumau_log.viewer_data.PAGE_LIMIT`).
+    """The events asked for do not fit one page (:data:`~maumau_log.disputes.viewer_data.PAGE_LIMIT`).
 
     Attributes:
         total: the game's events; first: the first event asked for; fits: at most how many
@@ -130,7 +130,7 @@ class Timeline:
 
     def states(self) -> list[dict[str, Any] | None]:
         """The state after each step held (None where not replayed), rebuilt from the
-        frames as the page does (:func:`maumau_log.viewer_data.decode_frames`)."""
+        frames as the page does (:func:`maumau_log.disputes.viewer_data.decode_frames`)."""
         frames = [None if s.frame is None else json.loads(s.frame) for s in self.steps]
         return decode_frames(self.players, self.actions, frames)
 
@@ -145,7 +145,7 @@ def find_game(source: str | os.PathLike[str], game_id: str) -> GameLines:
     For a dataset the game is the one the dataset stores: read from its source file when
     that file still holds a game with the stored content hash (the violating line and
     the lines after it included; :func:`build` checks the hash as it replays), else from
-    the stored events (:func:`maumau_log.timeline_store.from_dataset`).
+    the stored events (:func:`maumau_log.disputes.stored.from_dataset`).
 
     Raises:
         SourceError: no such source or game, it cannot be read, or a dataset's stored
@@ -155,7 +155,7 @@ def find_game(source: str | os.PathLike[str], game_id: str) -> GameLines:
     if not p.exists():
         raise SourceError(f"{source}: no such file or dataset")
     if p.is_dir():
-        from .timeline_store import from_dataset
+        from .stored import from_dataset
 
         return from_dataset(p, game_id)
     return find_in_file(p, game_id)
@@ -252,7 +252,7 @@ def _replay(
     riding along, and the violating line as the dataset keeps it."""
     visitors: list[Any] = [cap]
     if gl.check is not None:
-        from .store.collector import RecordCollector
+        from ..store.collector import RecordCollector
 
         visitors.append(RecordCollector())
     replayer = Replayer(rules_file if rules_file is not None else gl.options, visitors=visitors)
@@ -265,7 +265,7 @@ def _replay(
     check = gl.check
     if check is None:
         return report, True
-    from .store.rows import logged_line
+    from ..store.rows import logged_line
 
     same = report.extra.get("content_hash") == check.content_hash
     if same and report.violation is not None and check.violation_raw is not None:
@@ -303,7 +303,7 @@ def game_sha256(lines: Iterable[bytes]) -> str:
 
 class _Pages:
     """The steps a page holds: from event ``first`` on, as many as ``limit`` bytes of
-    page data allow (:data:`~maumau_log.viewer_data.PAGE_LIMIT`; None: no limit).
+    page data allow (:data:`~maumau_log.disputes.viewer_data.PAGE_LIMIT`; None: no limit).
 
     Raises PageTooLarge (from :meth:`record`, so the replay stops there) when an event
     does not fit and ``partial`` is false, or when not even event ``first`` fits.

@@ -1,5 +1,5 @@
 """One game's located lines, found in a log file or a notation file (the viewer's and
-``game --try``'s source; :func:`maumau_log.timeline.find_game` adds datasets).
+``game --try``'s source; :func:`maumau_log.disputes.timeline.find_game` adds datasets).
 
 A game is its header line and the lines up to the next header; the earlier rounds of the
 same match in the same file come with it, so its replay gets the match's context as in
@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .logs.lines import LogReadError, iter_lines
-from .logs.notation import BadLine, is_notation, located_lines, read_text
+from ..logs.lines import LogReadError, iter_lines
+from ..logs.notation import BadLine, is_notation, located_lines, read_text
 
 
 class SourceError(ValueError):

@@ -1,6 +1,6 @@
 """The viewer's states, embedded compactly: one frame per event, most of them deltas.
 
-A page that embedded :func:`maumau_log.timeline.snapshot` whole after every event grew
+A page that embedded :func:`maumau_log.disputes.timeline.snapshot` whole after every event grew
 with events times hands times names: 570 bytes an event for two players (64 MB for
 111,000 events), and a 1 MB player name was repeated in every hand, turn and legal action
 of every step (266 MB for 61 events). Here:
@@ -132,7 +132,7 @@ class StateCodec:
         """The whole state as a frame's fields (without ``k``).
 
         Args:
-            snap: :func:`maumau_log.timeline.snapshot`; legal: the legal actions as
+            snap: :func:`maumau_log.disputes.timeline.snapshot`; legal: the legal actions as
                 ``(player, text)`` (``text`` is ``str(action)``).
         """
         who = self.who
@@ -198,7 +198,7 @@ def decode_frames(
 
     Returns:
         One state per frame (None for a missing one): the keys of
-        :func:`maumau_log.timeline.snapshot` (``hands``, ``calls_due``, ``hand_sizes``,
+        :func:`maumau_log.disputes.timeline.snapshot` (``hands``, ``calls_due``, ``hand_sizes``,
         ``match_totals`` keyed by player) and ``legal`` (the actions as text).
     Raises:
         ValueError: a delta frame with no whole frame before it.

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .gamelines import GameLines, SourceError, StoredCheck, find_in_file
-from .violations import Violation
+from ..violations import Violation
 
 
 def _options(game: dict[str, Any]) -> dict[str, Any] | None:
@@ -53,8 +53,8 @@ def _stored(root: Path, game: dict[str, Any]) -> GameLines:
     """
     import polars as pl
 
-    from .store.rows import content_hash
-    from .store import DatasetError, scan_all
+    from ..store.rows import content_hash
+    from ..store import DatasetError, scan_all
 
     game_id = game["game_id"]
 
@@ -126,7 +126,7 @@ def from_dataset(root: Path, game_id: str) -> GameLines:
     """
     import polars as pl
 
-    from .store import DatasetError, scan_all
+    from ..store import DatasetError, scan_all
 
     try:
         tables = scan_all(root)

@@ -16,7 +16,7 @@ from typing import Any
 
 import msgspec
 
-from .events import Deal, Draw, Event, Game, HandCount, Penalty, Reshuffle, encode_event
+from ..events import Deal, Draw, Event, Game, HandCount, Penalty, Reshuffle, encode_event
 
 
 def seat_view(events: Sequence[Event], seat: str) -> list[Event]:

@@ -1,9 +1,9 @@
 """The offline HTML replay viewer.
 
-:func:`render` turns a :class:`~maumau_log.timeline.Timeline` into one self-contained
+:func:`render` turns a :class:`~maumau_log.disputes.timeline.Timeline` into one self-contained
 HTML page: the CSS and the script are inline, nothing is fetched (a Content-Security-Policy
 forbids every network request and any script but the viewer's own, by its SHA-256), and
-the engine's states are embedded as JSON frames (:mod:`maumau_log.viewer_data`: a player
+the engine's states are embedded as JSON frames (:mod:`maumau_log.disputes.viewer_data`: a player
 named once, each event's changes, a whole state every few dozen events), which the script
 turns back into states as the user steps. The script only shows them: it steps through
 the events (buttons, arrow keys, Home/End, a slider, ``v`` or a button to jump to the
@@ -18,7 +18,7 @@ script into Maps, so no name can meet a property every object inherits.
 
 The page carries its provenance: the tool and version, the resolved ruleset (preset and
 every option), the source file and the SHA-256 of the game's lines
-(:func:`maumau_log.timeline.game_sha256`), so it can be handed on as evidence.
+(:func:`maumau_log.disputes.timeline.game_sha256`), so it can be handed on as evidence.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def page_json(tl: Timeline, start: int | None = None) -> str:
         "violation", "unchecked", "start", "note", "unchecked_from", "first", "total", "players",
         "actions", "lines", "raws", "texts", "frames"}``: one entry per event held in
         ``lines`` (its line number or null), ``raws`` (the line as read), ``texts`` (its
-        ``.mm`` text; null for a JSON log) and ``frames`` (:mod:`maumau_log.viewer_data`),
+        ``.mm`` text; null for a JSON log) and ``frames`` (:mod:`maumau_log.disputes.viewer_data`),
         for the events ``first`` to ``first + len(frames) - 1`` of the game's ``total``.
         :func:`page_steps` reads it back step by step.
     """
@@ -101,8 +101,8 @@ def page_data(tl: Timeline, start: int | None = None) -> dict[str, Any]:
 def page_steps(data: dict[str, Any]) -> list[dict[str, Any]]:
     """The steps of a page's data, each ``{"index", "line", "raw", "text", "state",
     "legal"}``, with ``state`` rebuilt from the frames as the page's script does
-    (:func:`maumau_log.viewer_data.decode_frames`: the keys of
-    :func:`maumau_log.timeline.snapshot`) or None where not replayed, and ``legal`` the
+    (:func:`maumau_log.disputes.viewer_data.decode_frames`: the keys of
+    :func:`maumau_log.disputes.timeline.snapshot`) or None where not replayed, and ``legal`` the
     legal actions there as text."""
     states = decode_frames(data["players"], data["actions"], data["frames"])
     texts = data.get("texts") or [None] * len(states)

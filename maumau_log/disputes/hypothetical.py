@@ -22,9 +22,9 @@ from typing import Any
 
 import msgspec
 
-from .engine import Engine, RuleViolation
-from .events import decode_event
-from .logs.notation import NotationError, parse_action
+from ..engine import Engine, RuleViolation
+from ..events import decode_event
+from ..logs.notation import NotationError, parse_action
 
 __all__ = ["NotationError", "complete", "try_action"]
 
@@ -115,7 +115,7 @@ def try_action(engine: Engine, text: str) -> dict[str, Any]:
     try:
         event = decode_event(msgspec.json.encode(ev))
     except msgspec.ValidationError as exc:
-        from .events.schema import explain_event
+        from ..events.schema import explain_event
 
         result.update(
             code="schema_error",
