@@ -3,8 +3,8 @@
 The compiled build is optional (issue 12). ``pip install -e ".[dev]"`` (or a wheel build)
 runs this hook: with a C compiler and the Python headers it compiles
 ``maumau_log/engine/*.py`` and :data:`EXTRA` (the OpenSpiel import's port and conversion,
-the modules the engine calls per game, ``shuffle.py`` and ``scoring.py``, and the replay
-driver ``replay.py``), the same
+the modules the engine calls per game, ``scoring/rounds.py``, and the replay
+driver ``replay/driver.py``), the same
 source, into extension modules beside the ``.py`` files, which Python then imports first;
 without a compiler, or when compiling fails, it says so and the install goes on in pure
 Python. ``MAUMAU_LOG_NO_COMPILE=1`` skips it.
@@ -37,15 +37,14 @@ EXTRA = [
     "openspiel/port.py",
     "openspiel/convert.py",
     "openspiel/lines.py",
-    "shuffle.py",
-    "scoring.py",
-    "replay.py",
-    "replay_checks.py",
-    "replay_report.py",
+    "scoring/rounds.py",
+    "replay/driver.py",
+    "replay/checks.py",
+    "replay/report.py",
 ]
 """Modules compiled besides the engine, under ``maumau_log/`` (``maumau_log._select.EXTRA``
-names the same: the pure-Python switch must know every compiled module). ``replay.py`` is
-the per-line replay driver (issue 12, session 6: 28% of a compiled validate ran there)."""
+names the same: the pure-Python switch must know every compiled module). ``replay/driver.py`` is
+the per-line replay driver (28% of a compiled validate ran there when it was interpreted)."""
 GROUP = "maumau_log.engine"
 
 SETUP = """

@@ -19,10 +19,10 @@ from collections import Counter
 from pathlib import Path
 
 from maumau_log.audit import audit
-from maumau_log.engine import RuleViolation
-from maumau_log.run.ingest import ingest
 from maumau_log.bots.sim import _Table
 from maumau_log.bots.sim_bias import add_times, simulate_with, write_jsonl
+from maumau_log.engine import RuleViolation
+from maumau_log.run.ingest import ingest
 
 
 def main() -> None:

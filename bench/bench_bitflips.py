@@ -34,9 +34,9 @@ sys.path.insert(0, str(HERE.parent))
 from typer.testing import CliRunner  # noqa: E402
 
 import maumau_log.cli.data_cmds  # noqa: E402, F401  (registers the commands)
+from maumau_log.bots.sim import simulate, simulate_matches, write_games  # noqa: E402
 from maumau_log.cli import app  # noqa: E402
 from maumau_log.run.ingest import ingest  # noqa: E402
-from maumau_log.bots.sim import simulate, simulate_matches, write_games  # noqa: E402
 from maumau_log.store import ALL_TABLES, iter_files  # noqa: E402
 
 runner = CliRunner()

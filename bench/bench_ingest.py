@@ -29,8 +29,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from maumau_log.run.ingest import ingest  # noqa: E402
 from maumau_log.bots.sim import simulate, write_games  # noqa: E402
+from maumau_log.run.ingest import ingest  # noqa: E402
 from maumau_log.stats.players import filter_results, player_stats  # noqa: E402
 from maumau_log.store import iter_files, scan  # noqa: E402
 

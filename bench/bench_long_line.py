@@ -48,8 +48,8 @@ def make_log(mb: int, kind: str) -> Path:
     if path.exists():
         return path
     sys.path.insert(0, str(ROOT))
-    from maumau_log.events import encode_event
     from maumau_log.bots.sim import simulate
+    from maumau_log.events import encode_event
 
     games = [b"".join(encode_event(e) + b"\n" for e in g) for g in simulate("standard", 3, 600, 7)]
     OUT.mkdir(parents=True, exist_ok=True)

@@ -18,10 +18,10 @@ import random
 import time
 
 from maumau_log.bots import BotTable, MonteCarloPolicy, RandomPolicy
-from maumau_log.bots.table import make_header
 from maumau_log.bots.review import review_game
-from maumau_log.rules import resolve
 from maumau_log.bots.sim import fair_shuffle
+from maumau_log.bots.table import make_header
+from maumau_log.rules import resolve
 
 
 def main() -> None:

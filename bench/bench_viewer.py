@@ -24,10 +24,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from maumau_log.bots.sim import Bot, SimTable, fair_shuffle
 from maumau_log.bots.table import make_header
 from maumau_log.events import Abandon, RoundEnd, encode_event
 from maumau_log.rules import resolve
-from maumau_log.bots.sim import Bot, SimTable, fair_shuffle
 
 
 def long_game(events: int, name_bytes: int = 0, seed: int = 7) -> list[bytes]:

@@ -32,8 +32,8 @@ from maumau_log.audit.botlike import BotLikeness
 from maumau_log.bots.mc import MonteCarloPolicy
 from maumau_log.bots.policies import MixedPolicy
 from maumau_log.bots.season import PolicyFactory, season
-from maumau_log.run.ingest import ingest
 from maumau_log.bots.sim_bias import write_jsonl
+from maumau_log.run.ingest import ingest
 
 
 def one(args: tuple[str, int, argparse.Namespace]) -> dict[str, Any]:

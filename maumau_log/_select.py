@@ -34,8 +34,8 @@ ENGINE_INTERPRETED = ("__init__", "_select")
 EXTRA = tuple(
     PACKAGE + "." + m
     for m in (
-        "openspiel.port", "openspiel.convert", "openspiel.lines", "shuffle", "scoring", "replay",
-        "replay_checks", "replay_report",
+        "openspiel.port", "openspiel.convert", "openspiel.lines", "scoring.rounds",
+        "replay.driver", "replay.checks", "replay.report",
     )
 )  # fmt: skip
 """Compiled modules outside the engine package: the OpenSpiel port and the conversion of its

@@ -31,9 +31,6 @@ from maumau_log.audit import (
     report_html,
     wilson,
 )
-from maumau_log.cli import app
-from maumau_log.events import Event, Game, RoundEnd
-from maumau_log.run.ingest import ingest
 from maumau_log.bots.sim import _Table
 from maumau_log.bots.sim_bias import (
     CollusionTable,
@@ -45,6 +42,9 @@ from maumau_log.bots.sim_bias import (
     table,
     write_jsonl,
 )
+from maumau_log.cli import app
+from maumau_log.events import Event, Game, RoundEnd
+from maumau_log.run.ingest import ingest
 
 GAMES = 400
 """Games per planted-bias dataset (and per unbiased dataset of the same size)."""

@@ -21,11 +21,11 @@ from maumau_log.audit.botlike import (
     sample_decisions,
     stratum,
 )
+from maumau_log.bots.review import turn_alternatives
 from maumau_log.bots.season import club_pool, season
+from maumau_log.bots.sim_bias import write_jsonl
 from maumau_log.cli import app
 from maumau_log.run.ingest import ingest
-from maumau_log.bots.review import turn_alternatives
-from maumau_log.bots.sim_bias import write_jsonl
 
 
 def _row(player: str, s: str, matched: bool) -> Sampled:

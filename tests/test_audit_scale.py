@@ -30,11 +30,17 @@ import maumau_log.audit as audit_mod
 from maumau_log.audit import AuditInput, audit
 from maumau_log.audit.accumulators import First, SmallestIds, TimingCell, collect
 from maumau_log.audit.findings import MAX_EVIDENCE
-from maumau_log.store.compact import compact
-from maumau_log.run.ingest import ingest
 from maumau_log.bots.sim import _Table, simulate, simulate_matches, write_games
-from maumau_log.bots.sim_bias import PeekingTable, QuitterTable, add_times, simulate_with, write_jsonl
+from maumau_log.bots.sim_bias import (
+    PeekingTable,
+    QuitterTable,
+    add_times,
+    simulate_with,
+    write_jsonl,
+)
+from maumau_log.run.ingest import ingest
 from maumau_log.store import scan_all
+from maumau_log.store.compact import compact
 
 
 @pytest.fixture(scope="module")

@@ -24,11 +24,17 @@ import maumau_log.audit as audit_mod
 from maumau_log.audit import audit
 from maumau_log.audit.collect import _Replays, read_games, stream
 from maumau_log.audit.tables import collect_from_tables
-from maumau_log.store.compact import compact
-from maumau_log.run.ingest import ingest
 from maumau_log.bots.sim import _Table, simulate, simulate_matches, write_games
-from maumau_log.bots.sim_bias import PeekingTable, QuitterTable, add_times, simulate_with, write_jsonl
+from maumau_log.bots.sim_bias import (
+    PeekingTable,
+    QuitterTable,
+    add_times,
+    simulate_with,
+    write_jsonl,
+)
+from maumau_log.run.ingest import ingest
 from maumau_log.store import AUDIT_TABLES, read_manifest, scan_all
+from maumau_log.store.compact import compact
 
 
 @pytest.fixture(scope="module")

@@ -29,10 +29,10 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner, Result
 
 import maumau_log.cli.replay_cmds  # noqa: F401  (registers the commands)
+from maumau_log.bots.sim import simulate
 from maumau_log.cli import app
 from maumau_log.events import encode_event
 from maumau_log.logs.lines import SNIFF_BYTES
-from maumau_log.bots.sim import simulate
 
 runner = CliRunner()
 

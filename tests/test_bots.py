@@ -17,12 +17,12 @@ from maumau_log.bots.ladder import hash_seed, ladder, seat_effect, wilson
 from maumau_log.bots.mc import evaluate, mc_choice
 from maumau_log.bots.policies import RandomPolicy
 from maumau_log.bots.season import club_pool, season
+from maumau_log.bots.sim import fair_shuffle
 from maumau_log.bots.table import due_call, make_header, utility
 from maumau_log.cli import app
 from maumau_log.engine import HIDDEN, Action
 from maumau_log.replay.driver import replay_events
 from maumau_log.rules import resolve
-from maumau_log.bots.sim import fair_shuffle
 
 # a 2-player classic game after 5 events: a holds 8H QH (8 skips), b 9C KC, top 10H
 SURE_WIN = [

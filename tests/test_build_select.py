@@ -28,11 +28,11 @@ def test_compilable_modules_and_the_build_hook_agree() -> None:
     assert _select.source_of("maumau_log.openspiel.port") == pkg / "openspiel" / "port.py"
     assert _select.source_of("maumau_log.openspiel.convert") == pkg / "openspiel" / "convert.py"
     assert _select.source_of("maumau_log.engine.core") == pkg / "engine" / "core.py"
-    assert _select.source_of("maumau_log.engine.shuffle") == pkg / "shuffle.py"
-    assert _select.source_of("maumau_log.scoring.rounds") == pkg / "scoring.py"
-    assert _select.source_of("maumau_log.replay.driver") == pkg / "replay.py"
-    assert _select.source_of("maumau_log.replay.checks") == pkg / "replay_checks.py"
-    assert _select.source_of("maumau_log.replay.report") == pkg / "replay_report.py"
+    assert _select.source_of("maumau_log.engine.shuffle") == pkg / "engine" / "shuffle.py"
+    assert _select.source_of("maumau_log.scoring.rounds") == pkg / "scoring" / "rounds.py"
+    assert _select.source_of("maumau_log.replay.driver") == pkg / "replay" / "driver.py"
+    assert _select.source_of("maumau_log.replay.checks") == pkg / "replay" / "checks.py"
+    assert _select.source_of("maumau_log.replay.report") == pkg / "replay" / "report.py"
     never_compiled = (
         "maumau_log.engine", "maumau_log.engine.__init__", "maumau_log.engine._select",
         "maumau_log.openspiel.sources", "maumau_log.run.shard", "maumau_log._select",
@@ -43,7 +43,7 @@ def test_compilable_modules_and_the_build_hook_agree() -> None:
     built = {Path(p) for p in hook.sources()}  # type: ignore[attr-defined]
     engine = {p for p in (pkg / "engine").glob("*.py") if p.stem not in ("__init__", "_select")}
     openspiel = {pkg / "openspiel" / f"{m}.py" for m in ("port", "convert", "lines")}
-    extra = ("shuffle", "scoring", "replay", "replay_checks", "replay_report")
+    extra = ("scoring/rounds", "replay/driver", "replay/checks", "replay/report")
     assert built == engine | openspiel | {pkg / f"{m}.py" for m in extra}
     names = {".".join(("maumau_log", *p.relative_to(pkg).with_suffix("").parts)) for p in built}
     assert {n for n in names if _select.source_of(n) is not None} == names

@@ -11,13 +11,13 @@ from typer.testing import CliRunner
 
 import maumau_log.cli.compact_cmds
 import maumau_log.cli.data_cmds  # noqa: F401
-from maumau_log.store import compact as compact_mod
-from maumau_log.cli import app
-from maumau_log.store.compact import compact
-from maumau_log.run.ingest import ingest
 from maumau_log.bots.sim import simulate, simulate_matches, write_games
+from maumau_log.cli import app
+from maumau_log.run.ingest import ingest
 from maumau_log.stats.players import filter_results, player_stats
 from maumau_log.store import DatasetError, read_manifest, scan
+from maumau_log.store import compact as compact_mod
+from maumau_log.store.compact import compact
 
 
 @pytest.fixture

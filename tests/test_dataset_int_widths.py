@@ -21,9 +21,9 @@ import polars as pl
 import pytest
 from test_records import hand_games, write_log
 
-from maumau_log.store.rows import raw_column
 from maumau_log.run.ingest import ingest
 from maumau_log.store import scan
+from maumau_log.store.rows import raw_column
 from maumau_log.store.verify import verify
 
 M = 2**31 - 1  # the largest number an option may hold (rules.OPTION_INT_MAX)
@@ -170,8 +170,8 @@ def test_raw_lines_beyond_one_string_array_are_split() -> None:
 def test_line_numbers_beyond_32_bits_are_stored(tmp_path: Path, line: int) -> None:
     """A file may hold more than 2^31 lines (blank ones are skipped): the line columns
     are 64-bit. The collector is fed one game reported at such a line."""
-    from maumau_log.store.collector import RecordCollector
     from maumau_log.replay.driver import Replayer
+    from maumau_log.store.collector import RecordCollector
 
     log = write_log(tmp_path / "g.jsonl", [hand_games()[2]])
     collector = RecordCollector()

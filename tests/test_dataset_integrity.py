@@ -22,10 +22,10 @@ import maumau_log.cli.audit_cmds
 import maumau_log.cli.data_cmds
 import maumau_log.cli.verify_cmds
 from maumau_log import store
+from maumau_log.bots.sim import simulate
 from maumau_log.cli import app
 from maumau_log.events import encode_event
 from maumau_log.run.ingest import ingest
-from maumau_log.bots.sim import simulate
 
 runner = CliRunner()
 

@@ -25,9 +25,9 @@ import maumau_log.cli.compact_cmds
 import maumau_log.cli.data_cmds
 import maumau_log.cli.verify_cmds  # noqa: F401  (registers the commands)
 from maumau_log import store
+from maumau_log.bots.sim import simulate, write_games
 from maumau_log.cli import app
 from maumau_log.run.ingest import ingest
-from maumau_log.bots.sim import simulate, write_games
 from maumau_log.store.paths import ENTRY, check_entry, parquet_files, remove_file
 
 runner = CliRunner()

@@ -476,7 +476,7 @@ def _hook(name: str) -> ModuleType:
 def test_every_preset_has_its_heading_and_generated_table() -> None:
     tables = _hook("reference_tables")
     source = (DOCS / REF / "presets.md").read_text("utf-8")
-    names = [p.stem for p in (ROOT / "maumau_log" / "presets").glob("*.toml")]
+    names = [p.stem for p in (ROOT / "maumau_log" / "rules" / "presets").glob("*.toml")]
     presets = sorted(n for n in names if n != "defaults")
     assert len(presets) == 12
     for name in presets:
@@ -496,7 +496,7 @@ def test_every_preset_has_its_heading_and_generated_table() -> None:
 def test_every_option_has_its_heading_and_generated_facts() -> None:
     tables = _hook("reference_tables")
     source = (DOCS / REF / "options.md").read_text("utf-8")
-    with (ROOT / "maumau_log" / "presets" / "defaults.toml").open("rb") as f:
+    with (ROOT / "maumau_log" / "rules" / "presets" / "defaults.toml").open("rb") as f:
         defaults = tomllib.load(f)["options"]
     assert set(defaults) == option_names()
     for name in option_names():

@@ -11,8 +11,8 @@ import maumau_log.engine as engine
 PACKAGE = Path(engine.__file__).resolve().parent
 # bottom to top: a module may import only modules before it
 ORDER = [
-    "errors", "tables", "state", "partial", "fair", "stock", "legality", "actions", "turns",
-    "covers", "plays", "draws", "calls", "deal", "ending", "core",
+    "shuffle", "errors", "tables", "state", "partial", "fair", "stock", "legality", "actions",
+    "turns", "covers", "plays", "draws", "calls", "deal", "ending", "core",
 ]  # fmt: skip
 
 

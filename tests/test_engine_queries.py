@@ -15,10 +15,10 @@ from gamebuilder import deal, engine_after, game, play, replay, round_end
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from maumau_log.bots.sim import simulate
 from maumau_log.engine import HIDDEN, PLAY, Engine
 from maumau_log.events import Draw, Event, Game
 from maumau_log.rules import PRESET_NAMES, resolve
-from maumau_log.bots.sim import simulate
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -7,11 +7,12 @@ from __future__ import annotations
 import pytest
 from test_shuffle import _reference_shuffle
 
-from maumau_log import matches, scoring
+from maumau_log.bots.sim import simulate
+from maumau_log.engine.shuffle import shuffled
 from maumau_log.events import RoundEnd
 from maumau_log.replay.driver import replay_events
-from maumau_log.engine.shuffle import shuffled
-from maumau_log.bots.sim import simulate
+from maumau_log.scoring import matches
+from maumau_log.scoring import rounds as scoring
 
 
 @pytest.mark.parametrize("size", [2, 3, 4, 5, 31, 32, 33, 64, 1023, 1024, 1025, 1026])

@@ -15,13 +15,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import maumau_log.replay.driver as replay
-from maumau_log.engine import shuffle
-from maumau_log.engine import Engine, legality
+from maumau_log.bots.sim import simulate
+from maumau_log.engine import Engine, legality, shuffle
 from maumau_log.events import EVENT_DECODER, Deal, Game, Play, Reshuffle, encode_event
 from maumau_log.replay.driver import DECODED_LINES, Replayer, replay_events
 from maumau_log.rules import resolve
 from maumau_log.run.shard import ContentHasher, outcome
-from maumau_log.bots.sim import simulate
 
 
 def _with_seq(games: list[list[object]], shift: int = 0) -> list[bytes]:

@@ -15,12 +15,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_shuffle import _reference_shuffle
 
-from maumau_log.engine import shuffle
-from maumau_log.engine import Engine
+from maumau_log.bots.sim import simulate
+from maumau_log.engine import Engine, shuffle
 from maumau_log.events import Game, Play, RoundEnd
 from maumau_log.replay.report import GameReport
 from maumau_log.rules import PRESET_NAMES, UNSUPPORTED_PRESETS, resolve
-from maumau_log.bots.sim import simulate
 
 _TWO64 = 2**64
 

@@ -13,13 +13,14 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 import maumau_log.cli.replay_cmds
+from maumau_log.bots.sim import simulate
 from maumau_log.cli import app
 from maumau_log.events import encode_event
-from maumau_log.replay.game_ids import GameIdTally, KnownGames, repeated_in_memory
+from maumau_log.replay.game_ids import GameIdTally, repeated_in_memory
 from maumau_log.run.ingest import ingest
 from maumau_log.run.shard import plan_shards
-from maumau_log.bots.sim import simulate
 from maumau_log.store import known_games
+from maumau_log.store.known import KnownGames
 
 runner = CliRunner()
 

@@ -16,13 +16,13 @@ from typer.testing import CliRunner
 
 import maumau_log.cli.data_cmds
 import maumau_log.cli.dispute_cmds  # noqa: F401
+from maumau_log.bots.sim import simulate
 from maumau_log.cli import app
+from maumau_log.disputes.hypothetical import try_action
 from maumau_log.engine import Engine
 from maumau_log.events import Game
-from maumau_log.disputes.hypothetical import try_action
 from maumau_log.logs.notation import NotationError
 from maumau_log.rules import PRESET_NAMES, resolve
-from maumau_log.bots.sim import simulate
 
 DISPUTES = Path(__file__).resolve().parent.parent / "sample_logs" / "disputes"
 runner = CliRunner()

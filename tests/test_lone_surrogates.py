@@ -21,9 +21,9 @@ from typer.testing import CliRunner
 
 import maumau_log.cli.data_cmds  # (registers the commands)
 import maumau_log.cli.replay_cmds  # noqa: F401
+from maumau_log.bots.sim import simulate
 from maumau_log.cli import app, clean
 from maumau_log.events import encode_event, has_lone_surrogate, valid_json, valid_text
-from maumau_log.bots.sim import simulate
 from maumau_log.store import scan_all
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -21,12 +21,12 @@ from typer.testing import CliRunner
 
 import maumau_log.cli.replay_cmds  # noqa: F401  (registers the commands)
 import maumau_log.run.shard as shard_mod
+from maumau_log.bots.sim import simulate
 from maumau_log.cli import app
 from maumau_log.events import encode_event
 from maumau_log.logs.lines import MAX_LINE_BYTES, MAX_LINE_ENV, line_limit
 from maumau_log.run.runners import ShardTask, local_results
 from maumau_log.run.shard import plan_shards
-from maumau_log.bots.sim import simulate
 
 GAMES: list[list[bytes]] = [[encode_event(e) for e in g] for g in simulate("standard", 2, 6, 41)]
 IDS = [f"sim-standard-2p-41-{k:06d}" for k in range(6)]

@@ -7,12 +7,12 @@ from __future__ import annotations
 import msgspec
 import pytest
 
+from maumau_log.bots.sim import simulate_matches
 from maumau_log.events import Event, Game, MatchEnd, RoundEnd
-from maumau_log.scoring.matches import is_over, match_winner
 from maumau_log.replay.driver import replay_events
 from maumau_log.rules import resolve
+from maumau_log.scoring.matches import is_over, match_winner
 from maumau_log.scoring.rounds import hand_points, round_scores
-from maumau_log.bots.sim import simulate_matches
 
 # ---------------------------------------------------------------- one round (ruling 13)
 

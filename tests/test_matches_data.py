@@ -27,13 +27,13 @@ from test_records import hand_games, write_log
 from typer.testing import CliRunner
 
 import maumau_log.cli.data_cmds  # noqa: F401  (registers the commands)
-from maumau_log.store import matches as match_records
+from maumau_log.bots.sim import simulate_matches
 from maumau_log.cli import app
 from maumau_log.events import Event, MatchEnd, RoundEnd, encode_event
 from maumau_log.run.ingest import ingest, load_match
-from maumau_log.bots.sim import simulate_matches
 from maumau_log.stats.players import filter_matches, match_stats
 from maumau_log.store import MANIFEST, scan
+from maumau_log.store import matches as match_records
 
 runner = CliRunner()
 

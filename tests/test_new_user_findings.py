@@ -12,9 +12,9 @@ from typer.testing import CliRunner
 import maumau_log.cli.audit_cmds
 import maumau_log.cli.data_cmds
 import maumau_log.cli.replay_cmds  # noqa: F401
+from maumau_log.bots.sim import simulate, simulate_matches
 from maumau_log.cli import app
 from maumau_log.events import encode_event
-from maumau_log.bots.sim import simulate, simulate_matches
 
 runner = CliRunner()
 

@@ -15,13 +15,13 @@ from typer.testing import CliRunner
 import maumau_log.cli.data_cmds
 import maumau_log.cli.dispute_cmds
 import maumau_log.cli.replay_cmds  # noqa: F401
+from maumau_log.bots.sim import simulate
 from maumau_log.cli import app
 from maumau_log.events import encode_event
 from maumau_log.logs.lines import LogReadError, iter_lines
 from maumau_log.logs.notation import NotationError, from_notation, parse_action, to_notation
 from maumau_log.replay.driver import Replayer
 from maumau_log.rules import PRESET_NAMES
-from maumau_log.bots.sim import simulate
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs"
 DISPUTES = SAMPLES / "disputes"

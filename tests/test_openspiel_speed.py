@@ -22,9 +22,10 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 import maumau_log.cli.import_cmds  # noqa: F401  (registers the import commands)
-from maumau_log import rules, schema
+from maumau_log import rules
 from maumau_log.cli import app
 from maumau_log.cli.import_cmds import YOUNG_ALLOCATIONS
+from maumau_log.events import schema
 from maumau_log.openspiel import (
     CrazyEightsState,
     GameParams,
@@ -129,7 +130,7 @@ def test_trace_entries_in_order() -> None:
 def test_package_folders_without_importlib_resources() -> None:
     """The presets' and schemas' folders are where ``importlib.resources`` finds them."""
     package = Path(str(resources.files("maumau_log")))
-    assert rules._presets_dir().resolve() == (package / "presets").resolve()
+    assert rules._presets_dir().resolve() == (package / "rules" / "presets").resolve()
     assert (rules._presets_dir() / "crazy-eights.toml").is_file()
     packaged = package / "_schemas"
     want = packaged if packaged.is_dir() else schema._SOURCE_TREE

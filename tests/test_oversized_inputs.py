@@ -21,10 +21,10 @@ import maumau_log.cli.data_cmds
 import maumau_log.cli.dispute_cmds
 import maumau_log.cli.import_cmds
 import maumau_log.cli.replay_cmds  # noqa: F401
+from maumau_log.bots.sim import simulate
 from maumau_log.cli import app
 from maumau_log.events import encode_event
 from maumau_log.logs.notation import NotationError, from_notation, parse_action
-from maumau_log.bots.sim import simulate
 
 ROOT = Path(__file__).resolve().parent.parent
 DISPUTE = ROOT / "sample_logs" / "disputes" / "standard_seven_on_seven.mm"

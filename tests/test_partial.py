@@ -12,11 +12,11 @@ import pytest
 from typer.testing import CliRunner
 
 import maumau_log.cli.replay_cmds  # noqa: F401  (registers the commands)
+from maumau_log.bots.sim import simulate
 from maumau_log.cli import app
 from maumau_log.disputes.compare import compare, seat_view
 from maumau_log.events import Deal, Draw, Event, Game, HandCount, Play, Reshuffle, encode_event
 from maumau_log.replay.driver import replay_events
-from maumau_log.bots.sim import simulate
 
 runner = CliRunner()
 PRESETS = ["standard", "classic", "pesten", "serbian", "crazy-eights", "faraon"]

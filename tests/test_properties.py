@@ -12,11 +12,11 @@ import msgspec
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from maumau_log.bots.sim import simulate
 from maumau_log.engine import Engine, normalize_call
 from maumau_log.events import Call, Draw, Event, Game, Pass, Penalty, Play, RoundEnd, SuitChoice
 from maumau_log.replay.driver import replay_events
 from maumau_log.rules import PRESET_NAMES, resolve
-from maumau_log.bots.sim import simulate
 
 CORE_PRESETS = ["standard", "classic"]
 REPLAYED_PRESETS = list(PRESET_NAMES)

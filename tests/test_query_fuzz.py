@@ -29,9 +29,8 @@ from test_records import hand_games, write_log
 from typer.testing import CliRunner
 
 import maumau_log.cli.data_cmds  # noqa: F401
-from maumau_log.store import sqlguard
 from maumau_log.cli import app
-from maumau_log.store import scan_all
+from maumau_log.store import scan_all, sqlguard
 
 EXAMPLES = int(os.environ.get("MAUMAU_FUZZ_EXAMPLES", "300"))
 MARK = "CANARY7F3A"

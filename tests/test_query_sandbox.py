@@ -16,8 +16,8 @@ from test_records import hand_games, write_log
 from typer.testing import CliRunner
 
 import maumau_log.cli.data_cmds  # noqa: F401
-from maumau_log.store import sqlguard
 from maumau_log.cli import app
+from maumau_log.store import sqlguard
 from maumau_log.store.sqlguard import (
     FILE_FUNCTIONS,
     MAX_NESTING,

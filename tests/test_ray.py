@@ -20,12 +20,12 @@ from typer.testing import CliRunner  # noqa: E402
 
 import maumau_log.cli.data_cmds  # noqa: E402  (registers the commands)
 import maumau_log.cli.replay_cmds  # noqa: E402, F401
+from maumau_log.bots.sim import simulate, write_games  # noqa: E402
 from maumau_log.cli import app  # noqa: E402
 from maumau_log.logs.lines import expand_paths  # noqa: E402
-from maumau_log.run.ray_runner import ray_runner  # noqa: E402
-from maumau_log.run.ingest import ingest  # noqa: E402
 from maumau_log.rules import PRESET_NAMES  # noqa: E402
-from maumau_log.bots.sim import simulate, write_games  # noqa: E402
+from maumau_log.run.ingest import ingest  # noqa: E402
+from maumau_log.run.ray_runner import ray_runner  # noqa: E402
 from maumau_log.store import scan_all  # noqa: E402
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs"

@@ -14,9 +14,9 @@ from typing import Any
 import polars as pl
 import pytest
 
-from maumau_log.run.ingest import RecordCollector, content_hash, ingest, load_game
 from maumau_log.replay.driver import Replayer
 from maumau_log.rules import resolve
+from maumau_log.run.ingest import RecordCollector, content_hash, ingest, load_game
 from maumau_log.store import scan
 
 PACK = [r + s for s in "CDHS" for r in ("7", "8", "9", "10", "J", "Q", "K", "A")]

@@ -10,11 +10,11 @@ import msgspec
 import pytest
 
 import maumau_log.replay.driver as replay
+from maumau_log.bots.sim import simulate
 from maumau_log.events import EVENT_DECODER, Draw, Play, encode_event
 from maumau_log.replay.driver import DECODED_LINE_BYTES, DECODED_LINES, DECODED_TYPES, Replayer
 from maumau_log.rules import PRESET_NAMES, UNSUPPORTED_PRESETS
 from maumau_log.run.shard import ContentHasher, Shard, outcome, run_shard
-from maumau_log.bots.sim import simulate
 
 AT = datetime(2026, 12, 1, tzinfo=UTC)
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs"

@@ -10,9 +10,6 @@ from gamebuilder import call, deal, draw, game, pass_, play, round_end
 from typer.testing import CliRunner
 
 import maumau_log.cli.bots_cmds  # noqa: F401  (registers the commands)
-from maumau_log.cli import app
-from maumau_log.events import decode_event
-from maumau_log.run.ingest import ingest
 from maumau_log.bots.review import (
     ReviewError,
     load_events,
@@ -21,7 +18,10 @@ from maumau_log.bots.review import (
     verdict,
     z_for,
 )
+from maumau_log.cli import app
+from maumau_log.events import decode_event
 from maumau_log.rules import resolve
+from maumau_log.run.ingest import ingest
 
 RULES = resolve("classic", {"hand_size": 2})
 
@@ -156,8 +156,8 @@ def test_the_monte_carlo_bots_own_decisions_are_rarely_flagged() -> None:
     import random
 
     from maumau_log.bots import BotTable, MonteCarloPolicy, RandomPolicy
-    from maumau_log.bots.table import make_header
     from maumau_log.bots.sim import fair_shuffle
+    from maumau_log.bots.table import make_header
 
     rules = resolve("classic")
     verdicts: list[str] = []

@@ -15,11 +15,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import maumau_log.run.shard as shard_mod
+from maumau_log.bots.sim import simulate, write_games
 from maumau_log.logs.lines import expand_paths
 from maumau_log.run.ingest import ingest
 from maumau_log.run.runners import ShardTask, local_results, runner_stages, serial_results
 from maumau_log.run.shard import GameOutcome, Shard, plan_shards
-from maumau_log.bots.sim import simulate, write_games
 from maumau_log.store import read_manifest, scan_all
 
 

@@ -21,16 +21,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from maumau_log.store.collector import RecordCollector
+from maumau_log.bots.sim import simulate, simulate_matches, write_games
 from maumau_log.logs.lines import LogReadError, expand_paths, iter_lines
-from maumau_log.store.matches import update_matches
-from maumau_log.run.ingest import ingest
 from maumau_log.replay.driver import Replayer
 from maumau_log.rules import PRESET_NAMES
+from maumau_log.run.ingest import ingest
 from maumau_log.run.runners import ShardTask, local_results, merge_order, serial_results
 from maumau_log.run.shard import Shard, ShardFailure, ShardResult, outcome, plan_shards, run_shard
-from maumau_log.bots.sim import simulate, simulate_matches, write_games
 from maumau_log.store import ALL_TABLES, DatasetWriter, known_games, read_manifest, scan_all
+from maumau_log.store.collector import RecordCollector
+from maumau_log.store.matches import update_matches
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs"
 

@@ -19,7 +19,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from maumau_log.events import EVENT_TYPES, decode_event
-from maumau_log.rules import PRESET_NAMES
 from maumau_log.events.schema import (
     EVENT_SCHEMA_NAMES,
     explain_event,
@@ -28,9 +27,11 @@ from maumau_log.events.schema import (
     schema_errors,
     validator,
 )
+from maumau_log.rules import PRESET_NAMES
 
 EXAMPLES = sorted(Path("/work/shared/examples").glob("*.jsonl"))
-PRESETS = sorted((Path(__file__).resolve().parent.parent / "maumau_log" / "presets").glob("*.toml"))
+PRESETS_DIR = Path(__file__).resolve().parent.parent / "maumau_log" / "rules" / "presets"
+PRESETS = sorted(PRESETS_DIR.glob("*.toml"))
 
 # Constraints only the schemas express. msgspec's event structs have no length, minimum,
 # uniqueness or constant checks, so a line breaking only these decodes fine; the engine

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from maumau_log.bots.sim import simulate, write_games
 from maumau_log.cli.run_opts import make_runner
 from maumau_log.run.runners import ShardTask, local_results, runner_workers, serial_results
 from maumau_log.run.shard import (
@@ -18,7 +19,6 @@ from maumau_log.run.shard import (
     balanced_target,
     plan_shards,
 )
-from maumau_log.bots.sim import simulate, write_games
 
 MIB = 1024 * 1024
 

@@ -13,10 +13,10 @@ import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from maumau_log.bots.sim import simulate
+from maumau_log.engine.shuffle import commitment, shuffled
 from maumau_log.events import Deal, Event, Game, Reshuffle
 from maumau_log.replay.driver import replay_events
-from maumau_log.engine.shuffle import commitment, shuffled
-from maumau_log.bots.sim import simulate
 
 VECTORS = Path(__file__).resolve().parents[1] / "schemas" / "shuffle-vectors.json"
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from maumau_log.logs import notation
 from maumau_log.cli import colours
+from maumau_log.logs import notation
 
 ROOT = Path(__file__).resolve().parent.parent
 LOG = ROOT / "sample_logs" / "valid" / "standard_2p.jsonl"

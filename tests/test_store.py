@@ -10,7 +10,8 @@ import pyarrow.parquet as pq
 import pytest
 from test_records import hand_games, write_log
 
-from maumau_log import records, store
+from maumau_log import store
+from maumau_log.run import ingest as records
 from maumau_log.run.ingest import ingest
 from maumau_log.store import DatasetError, DatasetWriter, read_manifest, scan
 

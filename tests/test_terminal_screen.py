@@ -22,10 +22,10 @@ from typer.testing import CliRunner
 
 import maumau_log.cli.audit_cmds
 import maumau_log.cli.data_cmds  # noqa: F401
+from maumau_log.bots.sim import simulate
 from maumau_log.cli import app
 from maumau_log.cli.tables import ci_text, short_name
 from maumau_log.events import encode_event
-from maumau_log.bots.sim import simulate
 
 runner = CliRunner()
 LONG = "[red]<script>alert(1)</script>Grandmaster_Flash_2000"

@@ -22,14 +22,14 @@ import maumau_log.cli.replay_cmds  # noqa: F401
 from maumau_log.audit import audit
 from maumau_log.audit.findings import Finding
 from maumau_log.audit.stat_tests import _chi_finding
+from maumau_log.bots.sim import simulate, write_games
 from maumau_log.cli import app
 from maumau_log.cli.frames import csv_text
 from maumau_log.cli.tables import BOARD_COLUMNS, cell
-from maumau_log.store.rows import options_json
 from maumau_log.events import encode_event
-from maumau_log.run.ingest import ingest
 from maumau_log.rules import resolve, variant_label
-from maumau_log.bots.sim import simulate, write_games
+from maumau_log.run.ingest import ingest
+from maumau_log.store.rows import options_json
 
 runner = CliRunner()
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_logs" / "violations"

@@ -9,9 +9,9 @@ from typer.testing import CliRunner
 
 import maumau_log.cli.audit_cmds
 import maumau_log.cli.replay_cmds  # noqa: F401
+from maumau_log.bots.sim import simulate, write_games
 from maumau_log.cli import app
 from maumau_log.run.ingest import ingest
-from maumau_log.bots.sim import simulate, write_games
 
 runner = CliRunner()
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_logs" / "violations"

@@ -15,11 +15,11 @@ import pytest
 from test_viewer import SAMPLES, reference, runner
 
 import maumau_log.cli.data_cmds  # noqa: F401  (ingest, game)
-from maumau_log.cli import app
-from maumau_log.events import Play, encode_event
 from maumau_log.bots.sim import simulate
+from maumau_log.cli import app
 from maumau_log.disputes.timeline import SourceError, build, find_game
 from maumau_log.disputes.viewer import page_steps, read_page_data
+from maumau_log.events import Play, encode_event
 
 STORED = "shown from the dataset's stored events"
 
@@ -160,8 +160,8 @@ def test_a_stored_match_round_gets_its_running_totals(tmp_path: Path) -> None:
 def test_stored_events_that_do_not_match_their_hash_are_refused(tmp_path: Path) -> None:
     import polars as pl
 
-    from maumau_log.store import scan_all
     from maumau_log.disputes.stored import _stored
+    from maumau_log.store import scan_all
 
     log, game_id, _ = _valid_game(tmp_path)
     ds = tmp_path / "ds"

@@ -17,13 +17,13 @@ from typer.testing import CliRunner
 
 import maumau_log.cli.dispute_cmds  # noqa: F401  (registers the commands)
 from maumau_log import __version__
+from maumau_log.bots.sim import simulate
 from maumau_log.cli import app
+from maumau_log.disputes.timeline import build, find_game
+from maumau_log.disputes.viewer import page_steps, read_page_data, render
 from maumau_log.events import Event, Game, Play, encode_event
 from maumau_log.replay.driver import GameReport, Replayer
 from maumau_log.rules import PRESET_NAMES
-from maumau_log.bots.sim import simulate
-from maumau_log.disputes.timeline import build, find_game
-from maumau_log.disputes.viewer import page_steps, read_page_data, render
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs"
 runner = CliRunner()

@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 from test_viewer import HOSTILE, SAMPLES, dispute, hostile_log, reference
 
-from maumau_log.rules import PRESET_NAMES
 from maumau_log.disputes.timeline import build, find_game
 from maumau_log.disputes.viewer import render
+from maumau_log.rules import PRESET_NAMES
 
 CHROMIUM = os.environ.get("MAUMAU_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("MAUMAU_CHROMEDRIVER", "/usr/bin/chromedriver")

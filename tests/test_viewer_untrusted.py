@@ -12,14 +12,14 @@ from typing import Any
 import pytest
 from test_viewer import assert_page_matches_engine, reference, runner
 
+from maumau_log.bots.sim import Bot, SimTable, fair_shuffle, simulate
 from maumau_log.bots.table import make_header
 from maumau_log.cli import app
-from maumau_log.events import Abandon, RoundEnd, encode_event
-from maumau_log.rules import resolve
-from maumau_log.bots.sim import Bot, SimTable, fair_shuffle, simulate
 from maumau_log.disputes.timeline import build, find_game
 from maumau_log.disputes.viewer import page_steps, read_page_data, render
 from maumau_log.disputes.viewer_data import KEYFRAME_EVERY
+from maumau_log.events import Abandon, RoundEnd, encode_event
+from maumau_log.rules import resolve
 
 PROTO_NAMES = ["constructor", "toString", "__proto__", "hasOwnProperty"]
 FRAME_KEYS = {"ph", "tu", "di", "to", "su", "pd", "ps", "as", "co", "ss", "ds", "st", "rd",

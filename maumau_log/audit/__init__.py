@@ -69,16 +69,6 @@ from .findings import (  # noqa: F401  (the audit's API, re-exported)
     Finding,
 )
 from .html import _fmt_p, report_html  # noqa: F401
-from .statistics import (  # noqa: F401
-    Z95,
-    binom_sum_tail,
-    binom_tail,
-    chi_square,
-    fisher_greater,
-    holm,
-    wilson,
-)
-from .tables import collect_from_tables
 from .stat_tests import (
     _abandon_tests,
     _catch_tests,
@@ -89,6 +79,16 @@ from .stat_tests import (
     _seat_tests,
     _timing_tests,
 )
+from .statistics import (  # noqa: F401
+    Z95,
+    binom_sum_tail,
+    binom_tail,
+    chi_square,
+    fisher_greater,
+    holm,
+    wilson,
+)
+from .tables import collect_from_tables
 
 
 @dataclass

@@ -21,10 +21,10 @@ from typing import Any
 
 import polars as pl
 
-from .collect import EVENT_BATCH, _GameFacts, _Replays, read_games, stream
-from .findings import FAST_MS, MAX_EVIDENCE, POWERS
 from ..rules import Ruleset
 from ..store import UNKNOWN
+from .collect import EVENT_BATCH, _GameFacts, _Replays, read_games, stream
+from .findings import FAST_MS, MAX_EVIDENCE, POWERS
 
 
 class First:

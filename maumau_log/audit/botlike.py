@@ -61,16 +61,16 @@ import msgspec
 import polars as pl
 from scipy import stats as sps
 
-from .findings import Finding
 from ..bots.determinize import DeterminizeError, clone
 from ..bots.mc import mc_choice
 from ..bots.policies import GreedyPolicy
+from ..bots.review import _engine, match_action, turn_alternatives
 from ..bots.table import BotTable
 from ..engine import Action, Engine, RuleViolation
 from ..events import Draw, Event, Game, Pass, Play, SuitChoice, decode_event
-from ..bots.review import _engine, match_action, turn_alternatives
 from ..rules import Ruleset, RulesetError, resolve
 from ..store import scan_all
+from .findings import Finding
 
 MIN_DECISIONS = 30
 """A player with fewer sampled decisions is listed as skipped."""

@@ -19,18 +19,18 @@ import msgspec
 import polars as pl
 import pyarrow.parquet as pq
 
+from ..engine import Engine, RuleViolation
+from ..events import Abandon, Deal, Draw, Game, Penalty, decode_event
+from ..rules import Ruleset, RulesetError, resolve, variant_label
+from ..scoring.matches import RoundContext
+from ..store import UNKNOWN, check_files, scan_all
 from ..store.facts import time_ms
+from ..store.integrity import check_sums
 from .findings import (
     _DECISIONS,
     CALL_REASONS,
     DRAW_REASONS,
 )
-from ..engine import Engine, RuleViolation
-from ..events import Abandon, Deal, Draw, Game, Penalty, decode_event
-from ..scoring.matches import RoundContext
-from ..rules import Ruleset, RulesetError, resolve, variant_label
-from ..store import UNKNOWN, check_files, scan_all
-from ..store.integrity import check_sums
 
 # ---------------------------------------------------------------------------------------
 # Collecting what the tests need (one replay of every valid game)

@@ -17,6 +17,7 @@ from typing import Any
 import polars as pl
 from scipy import stats as sps
 
+from ..store import scan_all
 from .accumulators import (
     AbandonAcc,
     DealAcc,
@@ -35,7 +36,6 @@ from .findings import (
     Finding,
 )
 from .statistics import binom_sum_tail, binom_tail, chi_square, fisher_greater, wilson
-from ..store import scan_all
 
 # ---------------------------------------------------------------------------------------
 # The tests

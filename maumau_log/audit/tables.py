@@ -25,6 +25,8 @@ from typing import Any
 
 import polars as pl
 
+from ..rules import Ruleset, RulesetError, resolve, variant_label
+from ..store import AUDIT_POWERS, UNKNOWN, scan_all
 from .accumulators import (
     Accumulators,
     DealAcc,
@@ -40,8 +42,6 @@ from .accumulators import (
 )
 from .collect import _GAME_COLUMNS
 from .findings import DRAW_REASONS, FAST_MS, MAX_EVIDENCE
-from ..rules import Ruleset, RulesetError, resolve, variant_label
-from ..store import AUDIT_POWERS, UNKNOWN, scan_all
 
 _K = MAX_EVIDENCE
 _SHIFT = 1 << 32

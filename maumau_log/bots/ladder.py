@@ -26,9 +26,9 @@ from typing import Any
 from scipy import stats as sps
 
 from ..rules import resolve
-from .sim import fair_shuffle
 from . import BOTS, make_policy
 from .mc import DEFAULT_ROLLOUTS
+from .sim import fair_shuffle
 from .table import BotTable, make_header
 
 

@@ -40,13 +40,13 @@ from pathlib import Path
 from statistics import NormalDist
 from typing import Any
 
+from ..engine import PLAY, Action, Engine, RuleViolation, normalize_call
+from ..events import Call, Deal, Draw, Event, Game, Pass, Penalty, Play, SuitChoice, decode_event
+from ..rules import Ruleset, RulesetError, resolve
+from ..scoring.matches import RoundContext
 from .determinize import DeterminizeError, clone
 from .mc import evaluate
 from .table import due_call
-from ..engine import PLAY, Action, Engine, RuleViolation, normalize_call
-from ..events import Call, Deal, Draw, Event, Game, Pass, Penalty, Play, SuitChoice, decode_event
-from ..scoring.matches import RoundContext
-from ..rules import Ruleset, RulesetError, resolve
 
 DEFAULT_ROLLOUTS = 100
 """Rollouts per alternative (``--rollouts``)."""

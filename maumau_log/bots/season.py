@@ -17,10 +17,10 @@ from collections.abc import Callable, Iterator, Mapping
 
 from ..events import Event
 from ..rules import resolve
-from .sim import fair_shuffle
 from .ladder import hash_seed
 from .mc import MonteCarloPolicy
 from .policies import MixedPolicy
+from .sim import fair_shuffle
 from .table import BotTable, Policy, make_header
 
 PolicyFactory = Callable[[int], Policy]

@@ -22,13 +22,13 @@ import random
 from collections.abc import Iterator, Mapping
 from typing import Any, BinaryIO
 
+from ..engine import OUT, PLAY, Action, Engine
+from ..engine.shuffle import ALGORITHM, commitment
+from ..events import FORMAT_VERSION, Event, Game, MatchEnd, encode_event
+from ..rules import Ruleset, resolve
+from ..scoring.matches import MatchState, RoundContext
 from .policies import SimulatorBot
 from .table import BotTable
-from ..engine import OUT, PLAY, Action, Engine
-from ..events import FORMAT_VERSION, Event, Game, MatchEnd, encode_event
-from ..scoring.matches import MatchState, RoundContext
-from ..rules import Ruleset, resolve
-from ..engine.shuffle import ALGORITHM, commitment
 
 
 def fair_shuffle(rng: random.Random) -> dict[str, str]:

@@ -28,10 +28,10 @@ from pathlib import Path
 import msgspec
 
 from ..engine import PLAY, Action
-from ..events import FORMAT_VERSION, Abandon, Deal, Event, Game, HandCount, encode_event
-from ..rules import Ruleset, resolve
 from ..engine.shuffle import deal as fair_deal
 from ..engine.shuffle import shuffled
+from ..events import FORMAT_VERSION, Abandon, Deal, Event, Game, HandCount, encode_event
+from ..rules import Ruleset, resolve
 from .sim import Bot, _Table, fair_shuffle
 
 TableFactory = Callable[[Ruleset, Game, random.Random, Bot], _Table]

@@ -29,6 +29,8 @@ from typing import Any
 
 from ..cards import SUITS
 from ..engine import ENDED, OUT, PLAY, Action, Engine
+from ..engine.shuffle import deal as fair_deal
+from ..engine.shuffle import reshuffle_seed, shuffled
 from ..events import (
     FORMAT_VERSION,
     Abandon,
@@ -45,11 +47,9 @@ from ..events import (
     RoundEnd,
     SuitChoice,
 )
-from ..scoring.matches import RoundContext
 from ..rules import Ruleset
+from ..scoring.matches import RoundContext
 from ..scoring.rounds import round_scores
-from ..engine.shuffle import deal as fair_deal
-from ..engine.shuffle import reshuffle_seed, shuffled
 from .determinize import shuffle_list
 
 MAX_EVENTS = 20_000

@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
-from ..store.compact import TARGET_BYTES, compact
 from ..store import DatasetError
+from ..store.compact import TARGET_BYTES, compact
 from . import EXIT_OK, app, err, fail, safe
 
 

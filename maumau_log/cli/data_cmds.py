@@ -1,10 +1,10 @@
 """Dataset commands: ``ingest``, ``stats``, ``game``, ``match``, ``query``, ``analyze``
 (issues 3 and 6).
 
-Thin wrappers: :mod:`maumau_log.run.ingest` ingests and reads games back, :mod:`maumau_log.stats.players`
-builds the lazy queries, this module collects and prints. Data goes to stdout, summaries
-and errors to stderr. Bad input (a missing dataset, a folder that is not one, an unknown
-game, bad SQL) is one line on stderr and exit 2.
+Thin wrappers: :mod:`maumau_log.run.ingest` ingests and reads games back,
+:mod:`maumau_log.stats.players` builds the lazy queries, this module collects and prints. Data
+goes to stdout, summaries and errors to stderr. Bad input (a missing dataset, a folder that is
+not one, an unknown game, bad SQL) is one line on stderr and exit 2.
 """
 
 from __future__ import annotations

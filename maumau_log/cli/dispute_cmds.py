@@ -20,9 +20,9 @@ from typing import Annotated, NoReturn
 
 import typer
 
+from ..disputes.timeline import SourceError, build, engine_after, find_game, last_replayed
 from ..logs.lines import LogReadError, iter_lines
 from ..logs.notation import NotationError, from_notation, is_notation, read_text, to_notation
-from ..disputes.timeline import SourceError, build, engine_after, find_game, last_replayed
 from . import EXIT_OK, EXIT_VIOLATIONS, app, err, fail, out, safe
 from .replay_cmds import RulesOpt, load_rules_file
 

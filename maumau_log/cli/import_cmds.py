@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from . import EXIT_OK, EXIT_VIOLATIONS, app, colours, err, fail, out, safe
 from ..logs.output import open_out
+from . import EXIT_OK, EXIT_VIOLATIONS, app, colours, err, fail, out, safe
 
 if TYPE_CHECKING:
     from ..openspiel import OpenSpielImportError

@@ -11,8 +11,10 @@ from typing import Annotated, Any
 import typer
 
 from ..events import Game, valid_json
-from ..replay.game_ids import GameIdTally
+from ..events.schema import load_schema
 from ..logs.lines import LogReadError
+from ..logs.output import open_out as _open_out
+from ..replay.game_ids import GameIdTally
 from ..rules import (
     PRESET_NAMES,
     UNSUPPORTED_PRESETS,
@@ -22,7 +24,6 @@ from ..rules import (
     resolve,
 )
 from ..run.runners import Runner, ShardTask, local_results, runner_workers
-from ..events.schema import load_schema
 from ..run.shard import (
     SHARD_BYTES,
     GameOutcome,
@@ -45,7 +46,6 @@ from . import (
     out,
     safe,
 )
-from ..logs.output import open_out as _open_out
 from .run_opts import AddressOpt, EngineOpt, JobsOpt, make_runner, shard_progress
 
 RulesOpt = Annotated[

@@ -23,8 +23,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from .gamelines import GameLines, SourceError, StoredCheck, find_in_file
 from ..violations import Violation
+from .gamelines import GameLines, SourceError, StoredCheck, find_in_file
 
 
 def _options(game: dict[str, Any]) -> dict[str, Any] | None:
@@ -53,8 +53,8 @@ def _stored(root: Path, game: dict[str, Any]) -> GameLines:
     """
     import polars as pl
 
-    from ..store.rows import content_hash
     from ..store import DatasetError, scan_all
+    from ..store.rows import content_hash
 
     game_id = game["game_id"]
 

@@ -31,11 +31,11 @@ import msgspec
 from .. import __version__
 from ..engine import Engine
 from ..events import Event
-from .gamelines import GameLines, SourceError, find_in_file
 from ..logs.notation import BadLine
 from ..replay.driver import GameReport, Replayer
-from .viewer_data import StateCodec, decode_frames, dumps, utf8_size
 from ..violations import Violation
+from .gamelines import GameLines, SourceError, find_in_file
+from .viewer_data import StateCodec, decode_frames, dumps, utf8_size
 
 __all__ = [
     "GameLines", "PageTooLarge", "SourceError", "Step", "Timeline", "build", "engine_after",
@@ -69,7 +69,8 @@ class Step:
 
 
 class PageTooLarge(SourceError):
-    """The events asked for do not fit one page (:data:`~maumau_log.disputes.viewer_data.PAGE_LIMIT`).
+    """The events asked for do not fit one page
+    (:data:`~maumau_log.disputes.viewer_data.PAGE_LIMIT`).
 
     Attributes:
         total: the game's events; first: the first event asked for; fits: at most how many

@@ -40,7 +40,11 @@ _JSON_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2
 
 
 def _template(name: str) -> str:
-    return resources.files("maumau_log").joinpath("templates", name).read_text("utf-8")
+    return (
+        resources.files(__package__ or "maumau_log.disputes")
+        .joinpath("templates", name)
+        .read_text("utf-8")
+    )
 
 
 def _json_escape(m: re.Match[str]) -> str:

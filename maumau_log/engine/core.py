@@ -33,8 +33,8 @@ from ..events import (
     RoundEnd,
     SuitChoice,
 )
-from ..scoring.matches import RoundContext
 from ..rules import Ruleset
+from ..scoring.matches import RoundContext
 from . import legality
 from .actions import Action, describe_legal, legal_actions
 from .calls import close_window, last_card_word, on_call, on_penalty

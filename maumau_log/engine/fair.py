@@ -11,9 +11,9 @@ from collections.abc import Mapping
 
 from ..cards import Card
 from ..events import Deal
+from .errors import fail
 from .shuffle import deal as fair_deal
 from .shuffle import reshuffle_seed, shuffled
-from .errors import fail
 from .state import State
 
 

@@ -1,4 +1,5 @@
-"""Provably fair shuffles: ``maumau-sha256-fy/1`` (issue 7, item 1).
+"""Provably fair shuffles: ``maumau-sha256-fy/1`` (docs/reference/shuffle.md; FORMAT.md
+Events (game.shuffle)).
 
 A shuffle any server can implement in any language, so that a player can check after the
 round that the deal was not rigged:

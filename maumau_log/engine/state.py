@@ -18,8 +18,8 @@ from typing import Any, Final
 
 from ..cards import Card
 from ..events import Game
-from ..scoring.matches import RoundContext
 from ..rules import CardRule, Ruleset
+from ..scoring.matches import RoundContext
 from .shuffle import ALGORITHM as FAIR_SHUFFLE
 from .tables import CardInfo, Tables, tables
 

@@ -25,8 +25,8 @@ if TYPE_CHECKING:  # jsonschema is imported when a check runs: a replay of good 
     from referencing import Registry
 
 _HERE = Path(__file__).resolve().parent
-_SOURCE_TREE = _HERE.parent / "schemas"
-_PACKAGED = _HERE / "_schemas"
+_SOURCE_TREE = _HERE.parent.parent / "schemas"
+_PACKAGED = _HERE.parent / "_schemas"
 """The wheel's copy: in the package's own folder (where ``importlib.resources.files`` finds
 it; the path is taken directly, without importing ``importlib.resources`` and its readers:
 issue 12, start-up)."""

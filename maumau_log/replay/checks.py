@@ -13,12 +13,12 @@ import json
 from datetime import datetime
 
 from ..engine.errors import number_text as number_text  # re-exported (replay.py)
-from ..events import FORMAT_VERSION, Game, valid_text
-from ..scoring.matches import MatchState, RoundContext
-from .report import GameState
-from ..rules import Ruleset
 from ..engine.shuffle import ALGORITHM as FAIR_SHUFFLE
 from ..engine.shuffle import commitment
+from ..events import FORMAT_VERSION, Game, valid_text
+from ..rules import Ruleset
+from ..scoring.matches import MatchState, RoundContext
+from .report import GameState
 
 Problem = tuple[str, str, str]
 """A violation to report: ``(code, message, rule)``."""

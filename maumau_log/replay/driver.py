@@ -46,9 +46,11 @@ from ..events import (
     valid_text,
 )
 from ..logs.lines import LogReadError, Overlong, iter_line_runs, iter_lines, limit_text, numbered
-from ..scoring.matches import MatchState, RoundContext
 from ..logs.notation import BadLine, is_notation
 from ..logs.notation import file_lines as notation_lines
+from ..rules import Ruleset, RulesetError, resolve
+from ..scoring.matches import MatchState, RoundContext
+from ..violations import Violation
 from .checks import (
     commitment_problem,
     explain,
@@ -62,8 +64,6 @@ from .checks import (
     update_match,
 )
 from .report import GameReport, GameState, ReplayVisitor
-from ..rules import Ruleset, RulesetError, resolve
-from ..violations import Violation
 
 __all__ = [
     "GameReport",

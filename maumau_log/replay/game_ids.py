@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterable, Mapping
-from pathlib import Path
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..logs.lines import is_uri
@@ -174,99 +173,6 @@ def repeated_in_memory(
         gid: sorted(places.values()) for gid, places in sorted(content.items()) if len(places) > 1
     }
     return duplicates, conflicts
-
-
-_KNOWN = "CREATE TABLE known (id BLOB PRIMARY KEY, content INTEGER, file INTEGER, line INTEGER)"
-
-
-class KnownGames:
-    """The games stored or being stored by an ingest, keyed by id, kept on disk: game_id to
-    (content hash, source file, source line), like the dict :func:`~maumau_log.store.
-    known_games` returns, in a private temporary SQLite database, so an ingest's memory
-    does not grow with the games it has seen (issue 11).
-
-    Args:
-        cache_kib: SQLite's page cache, KiB.
-    """
-
-    _CHUNK = 500  # ids per lookup query (well under SQLite's parameter limit)
-
-    def __init__(self, cache_kib: int = 8_192) -> None:
-        import sqlite3
-
-        self._db = sqlite3.connect("", check_same_thread=False)
-        self._db.execute(f"PRAGMA cache_size = -{int(cache_kib)}")
-        self._db.execute("PRAGMA journal_mode = OFF")
-        self._db.execute("PRAGMA synchronous = OFF")
-        self._db.execute(_KNOWN)
-        self._files: dict[str, int] = {}
-        self._names: list[str] = []
-
-    def _file(self, name: str) -> int:
-        index = self._files.get(name)
-        if index is None:
-            index = self._files[name] = len(self._names)
-            self._names.append(name)
-        return index
-
-    def add(self, games: Mapping[str, tuple[int, str, int]]) -> None:
-        """Add games (an id already known takes the new entry, as a dict would).
-
-        Args:
-            games: game_id to (content hash, source file, source line).
-        """
-        self._db.executemany(
-            "INSERT OR REPLACE INTO known VALUES (?, ?, ?, ?)",
-            [(_key(g), h, self._file(f), line) for g, (h, f, line) in games.items()],
-        )
-
-    def lookup(self, ids: Iterable[str]) -> dict[str, tuple[int, str, int]]:
-        """The known games among ``ids``: game_id to (content hash, source file, line)."""
-        keys = sorted({_key(g) for g in ids})
-        found: dict[str, tuple[int, str, int]] = {}
-        for start in range(0, len(keys), self._CHUNK):
-            chunk = keys[start : start + self._CHUNK]
-            marks = ",".join("?" * len(chunk))
-            query = f"SELECT id, content, file, line FROM known WHERE id IN ({marks})"
-            for key, h, file, line in self._db.execute(query, chunk):
-                found[key.decode("utf-8", "surrogatepass")] = (h, self._names[file], line)
-        return found
-
-    def load(self, dataset: str | os.PathLike[str]) -> None:
-        """Add the games a dataset stores (its ``games`` table, file by file, in batches).
-
-        Raises:
-            DatasetError: see :func:`maumau_log.store.check_files`.
-        """
-        from ..store.manifest import _manifest_path, check_files
-
-        root = Path(dataset)
-        if not _manifest_path(root).exists():
-            return
-        import pyarrow.parquet as pq
-
-        manifest = check_files(root, tables=("games",))
-        columns = ["game_id", "content_hash", "source_file", "source_line"]
-        for f in manifest.files["games"]:
-            with pq.ParquetFile(root / f) as pf:
-                for batch in pf.iter_batches(batch_size=50_000, columns=columns):
-                    ids, hashes, files, lines = (c.to_pylist() for c in batch.columns)
-                    self.add(
-                        {
-                            g: (h, sf, sl)
-                            for g, h, sf, sl in zip(ids, hashes, files, lines, strict=True)
-                        }
-                    )
-
-    def close(self) -> None:
-        """Delete the temporary database."""
-        self._db.close()
-
-    def __enter__(self) -> KnownGames:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 def orphan_key(report: GameReport) -> str:

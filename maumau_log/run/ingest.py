@@ -24,32 +24,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from ..store.collector import (  # noqa: F401  (re-exported: the API before the split)
-    BATCH_EVENTS,
-    Conflict,
-    RecordCollector,
-    content_hash,
-    game_date,
-    options_json,
-    orphan_key,
-)
 from ..engine import Engine, RuleViolation
 from ..events import (
     Game,
     decode_event,
 )
-from ..replay.game_ids import KnownGames
-from ..store.matches import MatchRound, match_rows, update_matches  # noqa: F401
 from ..rules import RulesetError, resolve
-from .runners import Runner, ShardTask, local_results, runner_stages, runner_workers
-from .shard import (
-    SHARD_BYTES,
-    GameOutcome,
-    ShardFailure,
-    ShardResult,
-    expand_inputs,
-    plan_shards,
-)
 from ..store import (
     SCHEMAS,
     UNKNOWN,
@@ -59,8 +39,28 @@ from ..store import (
     scan_all,
     write_error,
 )
+from ..store.collector import (  # noqa: F401  (re-exported: the API before the split)
+    BATCH_EVENTS,
+    Conflict,
+    RecordCollector,
+    content_hash,
+    game_date,
+    options_json,
+    orphan_key,
+)
+from ..store.known import KnownGames
 from ..store.manifest import checked_scan
+from ..store.matches import MatchRound, match_rows, update_matches  # noqa: F401
 from ..violations import Violation
+from .runners import Runner, ShardTask, local_results, runner_stages, runner_workers
+from .shard import (
+    SHARD_BYTES,
+    GameOutcome,
+    ShardFailure,
+    ShardResult,
+    expand_inputs,
+    plan_shards,
+)
 
 # ---------------------------------------------------------------------------------------
 # Ingest

@@ -32,9 +32,9 @@ from typing import Any
 
 import pyarrow as pa
 
+from ..store import TABLES
 from .runners import Outcome, Runner, ShardTask, default_jobs, merge_order
 from .shard import Shard, ShardFailure, ShardResult, is_uri
-from ..store import TABLES
 
 _TABLE_COLUMNS = tuple(f"t_{name}" for name in TABLES)
 _OUT_SCHEMA = pa.schema(

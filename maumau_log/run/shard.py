@@ -36,7 +36,6 @@ from typing import TYPE_CHECKING, Any, overload
 import msgspec
 
 from ..events import Game, decode_event, encode_event
-from ..replay.game_ids import orphan_key
 from ..logs.lines import (
     LogReadError,
     is_plain,
@@ -46,10 +45,11 @@ from ..logs.lines import (
     numbered,
 )
 from ..logs.lines import expand_inputs as expand_inputs  # re-exported (its home was here)
-from ..scoring.matches import MatchState
 from ..logs.notation import file_lines as notation_lines
 from ..logs.notation import is_notation, located_lines
 from ..replay.driver import GameReport, Replayer
+from ..replay.game_ids import orphan_key
+from ..scoring.matches import MatchState
 from ..violations import Violation
 
 if TYPE_CHECKING:

@@ -1,2 +1,1 @@
-"""Statistics over a dataset: Polars queries that take and return lazy frames.
-"""
+"""Statistics over a dataset: Polars queries that take and return lazy frames."""

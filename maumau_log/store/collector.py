@@ -17,7 +17,29 @@ from datetime import UTC, datetime
 
 import pyarrow as pa
 
+from ..engine import PLAY as PHASE_PLAY
+from ..events import (
+    Call,
+    Cut,
+    Draw,
+    Event,
+    Penalty,
+    Play,
+    SuitChoice,
+)
+from ..replay.checks import number_text
+from ..replay.driver import GameReport
+from ..replay.game_ids import orphan_key
+from ..rules import Ruleset
+from ..scoring.matches import add_scores
+from ..violations import Violation
+from . import (
+    UNKNOWN,
+    DatasetWriter,
+    partition_value,
+)
 from .facts import GameFactsRecorder, header_client
+from .layout import INT_MAX
 from .rows import (
     _TAG,
     Conflict,
@@ -30,28 +52,6 @@ from .rows import (
     logged_line,
     options_json,
 )
-from ..engine import PLAY as PHASE_PLAY
-from ..events import (
-    Call,
-    Cut,
-    Draw,
-    Event,
-    Penalty,
-    Play,
-    SuitChoice,
-)
-from ..replay.game_ids import orphan_key
-from ..scoring.matches import add_scores
-from ..replay.driver import GameReport
-from ..replay.checks import number_text
-from ..rules import Ruleset
-from . import (
-    UNKNOWN,
-    DatasetWriter,
-    partition_value,
-)
-from .layout import INT_MAX
-from ..violations import Violation
 
 _I32 = INT_MAX["i32"]
 _I64 = INT_MAX["i64"]

@@ -18,8 +18,8 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..scoring.matches import MatchState, add_scores, is_over, match_winner
 from ..rules import Ruleset, RulesetError, resolve
+from ..scoring.matches import MatchState, add_scores, is_over, match_winner
 from . import (
     SCHEMAS,
     UNKNOWN,

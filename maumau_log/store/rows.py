@@ -25,13 +25,13 @@ from ..events import (
 )
 from ..replay.driver import is_iso_datetime
 from ..rules import Ruleset
+from ..violations import Violation
 from . import (
     AUDIT_TABLES,
     RAW_LIMIT,
     SCHEMAS,
     UNKNOWN,
 )
-from ..violations import Violation
 
 _encode = msgspec.json.Encoder().encode
 _TAG: dict[type, str] = {}

@@ -15,9 +15,9 @@ import msgspec
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
+from maumau_log.bots.sim import simulate
 from maumau_log.events import encode_event
 from maumau_log.rules import PRESET_NAMES, resolve
-from maumau_log.bots.sim import simulate
 
 EXAMPLES = int(os.environ.get("MAUMAU_FUZZ_EXAMPLES", "30"))
 """Examples per fuzzer."""

@@ -22,11 +22,11 @@ from fuzzing import FUZZ, hostile_text, splice
 from hypothesis import given
 from hypothesis import strategies as st
 
+from maumau_log.bots.sim import simulate
 from maumau_log.events import encode_event, has_lone_surrogate
 from maumau_log.logs.lines import MAX_LINE_ENV
 from maumau_log.run.runners import ShardTask, local_results
 from maumau_log.run.shard import ShardFailure, plan_shards
-from maumau_log.bots.sim import simulate
 
 LIMIT = 2000
 GAMES: list[list[bytes]] = [

@@ -24,9 +24,9 @@ from fuzzing import FUZZ, base_games, hostile_text, presets, splice
 from hypothesis import given
 from hypothesis import strategies as st
 
+from maumau_log.disputes.hypothetical import try_action
 from maumau_log.engine import Engine
 from maumau_log.events import Game, decode_event, has_lone_surrogate
-from maumau_log.disputes.hypothetical import try_action
 from maumau_log.logs.notation import NotationError, from_notation, located_lines
 from maumau_log.replay.driver import Replayer
 from maumau_log.rules import resolve
