@@ -24,7 +24,7 @@ LAYERS: list[set[str]] = [
     {"store"},  # the Parquet dataset
     {"run", "stats", "bots"},  # runners and ingest; queries; players and the simulator
     {"audit", "disputes"},  # analyses built on all of the above
-    {"cli", "__init__"},  # the command line and the library's front door
+    {"cli", "api", "__init__"},  # the command line, the public API and the front door
     {"launch", "__main__"},  # the process entry
 ]
 """Bottom to top: a top-level module or package may import only from its own layer or the
