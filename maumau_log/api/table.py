@@ -29,7 +29,7 @@ from ..violations import Violation
 
 __all__ = ["Table"]
 
-_EVENT_TYPES: tuple[type, ...] = tuple(Event.__args__)  # type: ignore[attr-defined]
+_EVENT_TYPES: tuple[type, ...] = tuple(Event.__args__)
 
 
 def _copy(engine: Engine) -> Engine:
