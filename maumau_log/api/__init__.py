@@ -12,8 +12,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ..audit import AuditReport
     from ..violations import Violation
-    from .dataset import AuditReport, Dataset, IngestSummary, audit, ingest, open_dataset
+    from .dataset import Dataset, IngestSummary, audit, ingest, open_dataset
     from .games import GameReplay, ReplayedEvent, replay
     from .table import Table
     from .validation import Report, validate
@@ -32,7 +33,8 @@ _LAZY: dict[str, str] = {
     "ingest": "dataset",
     "IngestSummary": "dataset",
     "audit": "dataset",
-    "AuditReport": "dataset",
+    "Violation": "..violations",
+    "AuditReport": "..audit",
 }
 """Each public name and the module of this package that defines it."""
 
@@ -55,14 +57,13 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    if name == "Violation":
-        from ..violations import Violation
-
-        return Violation
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    if module.startswith(".."):
+        value = getattr(importlib.import_module(module[1:], "maumau_log"), name)
+    else:
+        value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
     globals()[name] = value
     return value
 
