@@ -67,6 +67,8 @@ class _CallableSubpackage(types.ModuleType):
     :mod:`maumau_log.audit` package and :func:`maumau_log.api.audit`."""
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Call :func:`maumau_log.api.replay` (or :func:`maumau_log.api.audit`): see
+        ``help(maumau_log.api.replay)``."""
         from . import api
 
         return getattr(api, self.__name__.rpartition(".")[2])(*args, **kwargs)
