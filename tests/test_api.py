@@ -15,8 +15,8 @@ import pytest
 from typer.testing import CliRunner
 
 import maumau_log as m
-import maumau_log.cli.audit_cmds  # noqa: F401  (registers the commands)
-import maumau_log.cli.data_cmds  # noqa: F401
+import maumau_log.cli.audit_cmds
+import maumau_log.cli.data_cmds
 from maumau_log.cli import app
 from maumau_log.logs.lines import LogReadError
 from maumau_log.store import DatasetError
