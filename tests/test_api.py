@@ -186,3 +186,24 @@ def test_a_strict_log_writer_raises_and_an_unchecked_one_writes_anything(tmp_pat
     assert [v.code for v in m.validate(tmp_path / "b.jsonl").violations] == ["missing_header"]
     with pytest.raises(ValueError, match="closed"):
         log.write({"type": "pass", "player": "ana"})
+
+
+def test_the_readme_python_example_runs() -> None:
+    readme = (ROOT / "README.md").read_text("utf-8")
+    block = readme.split("```python\n", 1)[1].split("```", 1)[0]
+    assert len(block.splitlines()) <= 8
+    exec(compile(block, "README.md", "exec"), {})
+
+
+def test_the_tutorials_server_loop_refuses_the_illegal_moves(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    page = (ROOT / "docs" / "tutorials" / "embedding-the-referee.md").read_text("utf-8")
+    program = page.split("```python\n", 1)[1].split("```", 1)[0]
+    printed = page.split("```text\n", 1)[1].split("```", 1)[0]
+    monkeypatch.chdir(tmp_path)
+    exec(compile(program, "embedding-the-referee.md", "exec"), {})
+    assert capsys.readouterr().out == printed
+    assert [v.code for v in m.validate(tmp_path / "table7.jsonl").violations] == [
+        "round_not_finished"
+    ]

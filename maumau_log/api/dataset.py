@@ -51,7 +51,7 @@ class Dataset:
     Args:
         path: the dataset folder.
 
-    Example:
+    Examples:
         >>> import tempfile, maumau_log as m
         >>> out = tempfile.mkdtemp() + "/data"
         >>> m.ingest(["sample_logs/valid"], out, jobs=1).added

@@ -122,7 +122,7 @@ def replay(
         LogReadError: the file cannot be read at all (missing, binary).
         TypeError: a line that is neither text, bytes nor a dict.
 
-    Example:
+    Examples:
         >>> import maumau_log as m
         >>> g = next(m.replay("sample_logs/valid/standard_2p.jsonl"))
         >>> g.valid, g.result["winner"], len(g.events)

@@ -64,7 +64,7 @@ class Table:
     message, what was legal), and only what is not an event at all (not a mapping) is a
     ``TypeError``.
 
-    Example:
+    Examples:
         >>> import maumau_log as m
         >>> t = m.Table()
         >>> t.apply({"type": "game", "format": "maumau-log/1", "game_id": "g1",

@@ -96,7 +96,7 @@ class Report:
         failed: shards that failed (a worker died), with their file and error.
         partial: partial-information games and the checks their logs did not allow.
 
-    Example:
+    Examples:
         >>> import maumau_log as m
         >>> r = m.validate(["sample_logs/valid/standard_2p.jsonl"])
         >>> (r.ok, r.games, r.valid, r.exit_code)
@@ -251,7 +251,7 @@ def validate(
         RulesetError: a bad ruleset file.
         ValueError: ``jobs`` below 1.
 
-    Example:
+    Examples:
         >>> import maumau_log as m
         >>> m.validate(["sample_logs/valid"]).ok
         True

@@ -51,7 +51,7 @@ class LogWriter:
     Use it as a context manager (or call :meth:`close`): the file is complete, and a
     compressed file's last block written, when it is closed.
 
-    Example:
+    Examples:
         >>> import tempfile, maumau_log as m
         >>> path = tempfile.mkdtemp() + "/table7.jsonl.gz"
         >>> with m.LogWriter(path) as log:
