@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..audit import AuditReport
+    from ..run.ingest import IngestSummary
     from ..violations import Violation
-    from .dataset import Dataset, IngestSummary, audit, ingest, open_dataset
+    from .dataset import Dataset, audit, ingest, open_dataset
     from .games import GameReplay, ReplayedEvent, replay
     from .table import Table
     from .validation import Report, validate
@@ -31,7 +32,7 @@ _LAZY: dict[str, str] = {
     "open_dataset": "dataset",
     "Dataset": "dataset",
     "ingest": "dataset",
-    "IngestSummary": "dataset",
+    "IngestSummary": "..run.ingest",
     "audit": "dataset",
     "Violation": "..violations",
     "AuditReport": "..audit",

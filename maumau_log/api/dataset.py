@@ -17,16 +17,18 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from ..run.ingest import IngestSummary
 from ..stats.players import STATS_BY, filter_matches, filter_results, match_stats, player_stats
 from ..store.manifest import read_manifest, scan, scan_all
-from .validation import PathLike, expand_paths, local_runner, rules_options
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # loaded when used: `stats` starts without pyarrow or the replay stack
     from ..audit import AuditReport
     from ..audit.botlike import BotLikeness
+    from ..run.ingest import IngestSummary
 
-__all__ = ["Dataset", "IngestSummary", "audit", "ingest", "open_dataset"]
+PathLike = str | os.PathLike[str]
+"""A file or folder name."""
+
+__all__ = ["Dataset", "audit", "ingest", "open_dataset"]
 
 
 def _preset(ruleset: str | None) -> str | None:
@@ -246,6 +248,7 @@ def ingest(
     """
     from ..run.ingest import ingest as run_ingest
     from ..run.runners import default_jobs
+    from .validation import expand_paths, local_runner, rules_options
 
     n = jobs if jobs is not None else default_jobs()
     if n < 1:
