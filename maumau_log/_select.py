@@ -111,7 +111,16 @@ def inlined_stale(root: Path, oldest: float | None) -> list[str]:
     return [m for m in INLINED if (root / m).is_file() and (root / m).stat().st_mtime > oldest]
 
 
-if not PURE:
+def in_source_tree(root: str | Path) -> bool:
+    """True for a package in its source tree (``pyproject.toml`` beside it: an editable
+    install, where a ``.py`` edited or merged after the build makes an extension stale);
+    False for an installed wheel, whose files are never edited, and whose ``.py`` files
+    pip writes after the extensions of the same name (in the wheel's zip order), so their
+    times say nothing about the build."""
+    return os.path.isfile(os.path.join(os.path.dirname(root), "pyproject.toml"))
+
+
+if not PURE and in_source_tree(ROOT):
     _old = _stale()
     if _old:
         warnings.warn(

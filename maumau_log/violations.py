@@ -74,6 +74,11 @@ class Violation(msgspec.Struct, frozen=True, kw_only=True):
     message: str
     expected: str | None = None
 
+    @property
+    def legal(self) -> str | None:
+        """What was legal there instead (the engine's words), or None: :attr:`expected`."""
+        return self.expected
+
     def to_dict(self) -> dict[str, Any]:
         """Return the record as a plain dict with every field (JSON-ready)."""
         return {f: getattr(self, f) for f in self.__struct_fields__}

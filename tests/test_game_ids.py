@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+import maumau_log.api.validation
 import maumau_log.cli.replay_cmds
 from maumau_log.bots.sim import simulate
 from maumau_log.cli import app
@@ -114,7 +115,7 @@ def test_validate_across_files_and_shards(
     two = tmp_path / "two.jsonl"
     two.write_bytes(b"\n".join([*b, *c]) + b"\n")  # x with other content, y again
     small = functools.partial(plan_shards, shard_bytes=200)
-    monkeypatch.setattr(maumau_log.cli.replay_cmds, "plan_shards", small)
+    monkeypatch.setattr(maumau_log.api.validation, "plan_shards", small)
     assert len(small([one])) >= 3  # the first file is really cut
     res = runner.invoke(app, ["validate", str(one), str(two), "--json", "--jobs", jobs])
     doc = json.loads(res.stdout)

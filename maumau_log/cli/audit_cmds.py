@@ -23,7 +23,8 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
-from ..audit import DEFAULT_ALPHA, DEFAULT_MIN_GAMES, AuditReport, _fmt_p, audit, report_html
+from ..api.dataset import audit
+from ..audit import DEFAULT_ALPHA, DEFAULT_MIN_GAMES, AuditReport, _fmt_p, report_html
 from ..audit.botlike import BotLikeness
 from ..audit.findings import Finding
 from ..store import DatasetError

@@ -23,7 +23,7 @@ from rich.text import Text
 from ..logs.lines import LogReadError
 from ..rules import RulesetError
 from ..run.runners import Runner
-from ..store import DatasetError, scan_all
+from ..store import DatasetError
 from . import (
     EXIT_USAGE,
     app,
@@ -354,10 +354,11 @@ def query_cmd(
     matches."""
     if fmt not in ("table", "csv", "json"):
         raise typer.BadParameter("must be table, csv or json", param_hint="--format")
-    from ..store.sqlguard import BadQuery, QueryRefused, run_query  # sqlglot: only for query
+    from ..api.dataset import Dataset
+    from ..store.sqlguard import BadQuery, QueryRefused  # sqlglot: only for query
 
     try:
-        df = run_query(scan_all(dataset), sql).collect()
+        df = Dataset(dataset).sql(sql)
     except BadQuery as exc:
         fail(f"bad query: {exc}")
     except QueryRefused as exc:

@@ -10,11 +10,11 @@ from typing import Annotated, Any
 
 import typer
 
-from ..events import Game, valid_json
+from ..api.validation import Report
+from ..events import Game
 from ..events.schema import load_schema
 from ..logs.lines import LogReadError
 from ..logs.output import open_out as _open_out
-from ..replay.game_ids import GameIdTally
 from ..rules import (
     PRESET_NAMES,
     UNSUPPORTED_PRESETS,
@@ -23,21 +23,10 @@ from ..rules import (
     read_ruleset_file,
     resolve,
 )
-from ..run.runners import Runner, ShardTask, local_results, runner_workers
-from ..run.shard import (
-    SHARD_BYTES,
-    GameOutcome,
-    Shard,
-    ShardFailure,
-    expand_inputs,
-    is_uri,
-    plan_shards,
-)
-from ..violations import Violation
+from ..run.runners import Runner
+from ..run.shard import expand_inputs, is_uri
 from . import (
     EXIT_OK,
-    EXIT_SHARD_FAILED,
-    EXIT_USAGE,
     EXIT_VIOLATIONS,
     app,
     colours,
@@ -71,7 +60,8 @@ def load_rules_file(path: Path | None) -> dict[str, Any] | None:
 
 def resolve_inputs(paths: Sequence[str | Path], uris: bool = False) -> list[str | Path]:
     """Expand files and directories (and, with ``uris``, pyarrow filesystem URIs) into log
-    files, or exit 2 (missing path, no logs, a URI without a runner that reads it)."""
+    files (:func:`maumau_log.api.validation.expand_paths`), or exit 2 (missing path, no
+    logs, a URI without a runner that reads it)."""
     if not uris and any(is_uri(p) for p in paths):
         fail("a URI input (" + next(str(p) for p in paths if is_uri(p)) + ") needs --engine ray")
     try:
@@ -83,26 +73,11 @@ def resolve_inputs(paths: Sequence[str | Path], uris: bool = False) -> list[str 
     return files
 
 
-class ValidationRun:
-    """Replays files and keeps the tallies ``validate`` and ``analyze`` report.
+class ValidationRun(Report):
+    """:class:`maumau_log.api.Report` with the command line's progress bar and readable
+    report (the counting and the JSON document are the library's)."""
 
-    Attributes:
-        games, valid: counts of games replayed and valid.
-        violations: every violation, in file order.
-        unreadable: files that could not be opened (the run exits 2).
-        failed: shards that failed (a worker died; the run exits 4).
-    """
-
-    def __init__(self) -> None:
-        self.games = 0
-        self.valid = 0
-        self.violations: list[Violation] = []
-        self.unreadable: list[str] = []
-        self.failed: list[str] = []
-        self.partial: list[dict[str, Any]] = []
-        self._ids = GameIdTally()  # on disk: memory flat in the number of games (issue 11)
-
-    def run(
+    def run(  # type: ignore[override]
         self,
         file_options: dict[str, Any] | None,
         files: Sequence[str | Path],
@@ -110,90 +85,16 @@ class ValidationRun:
         runner: Runner | None = None,
         data: bytes | None = None,
     ) -> None:
-        """Replay ``files`` shard by shard (:mod:`maumau_log.run.shard`) on ``runner`` (default:
-        this process); a file that cannot be opened is noted, the others go on.
-
-        ``data``: the content of the one file of ``files``, uncompressed, when the caller
-        holds it already (``import --validate`` has just written it): replayed from memory
-        as that file's one shard, so the file is not read again (a file that planning
-        would cut, above twice :data:`~maumau_log.run.shard.SHARD_BYTES`, is read as usual).
-        """
+        """:meth:`Report.run` with a progress bar on stderr (``progress``)."""
         with shard_progress(None, progress) as tick:
-            shards: Sequence[Shard]
-            small = data is not None and len(data) <= 2 * SHARD_BYTES
-            if data is not None and small and len(files) == 1 and runner is None:
-                shards = [Shard(0, str(files[0]), data=data)]
-                tick.planned(1)
-            else:  # planned as the runner reads them (the bar's total once all are)
-                shards = plan_shards(files, workers=runner_workers(runner), on_planned=tick.planned)
-            task = ShardTask(file_options)
-            results = runner(shards, task) if runner is not None else local_results(shards, task, 1)
-            for res in results:
-                if isinstance(res, ShardFailure):
-                    self.failed.append(str(res))
-                elif res.unreadable is not None:
-                    self.unreadable.append(str(res.unreadable))
-                else:
-                    for g in res.games:
-                        self.add(g)
-                tick(res)
-
-    def add(self, report: GameOutcome) -> None:
-        """Count one game's outcome."""
-        if report.game_id is not None or report.has_header or not report.valid:
-            self.games += 1
-        if report.game_id is not None:
-            self._ids.add(report.game_id, report.content_hash, str(report.file), report.line)
-        if report.valid:
-            self.valid += 1
-        elif report.violation is not None:
-            self.violations.append(report.violation)
-        unchecked = report.unchecked
-        if unchecked:
-            self.partial.append(
-                {"file": report.file, "game_id": report.game_id, "unchecked": unchecked}
-            )
-
-    @property
-    def duplicate_ids(self) -> list[str]:
-        """game_ids used by more than one game (ingest would store only the first)."""
-        return self._ids.repeated()[0]
-
-    @property
-    def conflicting_ids(self) -> dict[str, list[str]]:
-        """game_ids used by games with different content (they cannot both be stored): id
-        to the places (``file:line``) of each different copy's first appearance."""
-        return self._ids.repeated()[1]
-
-    @property
-    def exit_code(self) -> int:
-        """4 when a shard failed; 2 when a file was unreadable and no game was read; 1 when
-        a violation was found, a game id is used by games with different content, or a file
-        was unreadable beside games that were read; else 0 (issue 15)."""
-        if self.failed:
-            return EXIT_SHARD_FAILED
-        if self.unreadable and not self.games:
-            return EXIT_USAGE
-        faults = self.violations or self.unreadable or self.conflicting_ids
-        return EXIT_VIOLATIONS if faults else EXIT_OK
+            super().run(
+                file_options, files, runner=runner, data=data, on_planned=tick.planned,
+                on_shard=tick,
+            )  # fmt: skip
 
     def as_json(self) -> dict[str, Any]:
-        """The ``validate --json`` document (every string valid UTF-8 text: a lone
-        surrogate, e.g. from a file name that is not UTF-8, is U+FFFD,
-        :func:`~maumau_log.events.valid_json`)."""
-        return valid_json(
-            {
-                "games": self.games,
-                "valid": self.valid,
-                "invalid": self.games - self.valid,
-                "violations": [v.to_dict() for v in self.violations],
-                "unreadable": self.unreadable,
-                "failed_shards": self.failed,
-                "partial": self.partial,
-                "duplicate_game_ids": self.duplicate_ids,
-                "conflicting_game_ids": self.conflicting_ids,
-            }
-        )
+        """The ``validate --json`` document (:meth:`Report.to_dict`)."""
+        return self.to_dict()
 
     def print_report(self, limit: int = 50) -> None:
         """Print a readable report to stderr: the violations, then a one-line summary."""

@@ -8,30 +8,18 @@ issue 11: ``stats`` over 10^6 games under a second as a whole process).
 
 from __future__ import annotations
 
-import contextlib
 from pathlib import Path
 from typing import Annotated
 
 import polars as pl
 import typer
 
-from ..stats.players import STATS_BY, filter_matches, filter_results, match_stats, player_stats
-from ..store.manifest import DatasetError, scan
+from ..api.dataset import Dataset
+from ..stats.players import STATS_BY
+from ..store.manifest import DatasetError
 from . import app, dataset_read_error, fail
 from .frames import DatasetArg, _check_format, _emit, _print_board
 from .tables import MATCH_BOARD_COLUMNS
-
-
-def _preset(ruleset: str | None) -> str | None:
-    """The canonical preset name for ``--ruleset`` (an alias resolved); a name that is no
-    preset is kept: it matches no game. :mod:`maumau_log.rules` is imported only here."""
-    if ruleset is None:
-        return None
-    from ..rules import RulesetError, find_preset
-
-    with contextlib.suppress(RulesetError):
-        return find_preset(ruleset)
-    return ruleset
 
 
 def _match_board(
@@ -42,13 +30,15 @@ def _match_board(
     since: str | None = None,
     include_invalid: bool = False,
 ) -> pl.DataFrame:
+    """:meth:`maumau_log.api.Dataset.leaderboard` of matches, or exit 2."""
     try:
-        matches = scan(dataset, "matches")
-        ruleset = _preset(ruleset)
-        lf = filter_matches(
-            matches, ruleset=ruleset, player=player, since=since, include_invalid=include_invalid
+        return Dataset(dataset).leaderboard(
+            ruleset=ruleset,
+            player=player,
+            since=since,
+            include_invalid=include_invalid,
+            matches=True,
         )
-        return match_stats(lf, player=player).collect(engine="streaming")
     except (DatasetError, ValueError) as exc:
         fail(str(exc))
     except pl.exceptions.PolarsError as exc:
@@ -65,18 +55,21 @@ def _leaderboard(
     by: str | None = None,
     game_ids: list[str] | None = None,
 ) -> pl.DataFrame:
+    """:meth:`maumau_log.api.Dataset.stats` (``game_ids``: the leaderboard of those
+    games, as ``analyze`` ranks them), or exit 2."""
     try:
-        results = scan(dataset, "results")
-        ruleset = _preset(ruleset)
-        lf = filter_results(
-            results,
-            ruleset=ruleset,
-            player=player,
-            since=since,
-            include_invalid=include_invalid,
-            game_ids=game_ids,
+        ds = Dataset(dataset)
+        if game_ids is not None:
+            return ds.leaderboard(
+                ruleset=ruleset,
+                player=player,
+                since=since,
+                include_invalid=include_invalid,
+                game_ids=game_ids,
+            )
+        return ds.stats(
+            ruleset=ruleset, player=player, since=since, include_invalid=include_invalid, by=by
         )
-        return player_stats(lf, by=by).collect(engine="streaming")
     except (DatasetError, ValueError) as exc:
         fail(str(exc))
     except pl.exceptions.PolarsError as exc:
