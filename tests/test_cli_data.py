@@ -1,4 +1,4 @@
-"""The dataset commands through typer's CliRunner (issue 3)."""
+"""The dataset commands through typer's CliRunner."""
 
 from __future__ import annotations
 
@@ -121,7 +121,7 @@ def test_game_view(dataset: Path) -> None:
     text = result.stdout
     assert "State after event 13 of 22" in text and "play by ana QD" in text
     assert "10C AS 10S QS AC 7S" in text  # ben's hand, rebuilt
-    # the result table says who won in words, not Python's True/False (fresh tester)
+    # the result table says who won in words, not Python's True/False
     rows = [ln.split() for ln in text.splitlines() if ln.split()[1:2] in (["ana"], ["ben"])]
     assert [r[:3] for r in rows if r[0] in ("0", "1")] == [["0", "ana", "yes"], ["1", "ben", "no"]]
     assert "True" not in text and "False" not in text

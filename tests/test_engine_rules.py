@@ -1,4 +1,4 @@
-"""Hand-checked rule tests for the presets ``standard`` and ``classic`` (issue 2, "Done when").
+"""Hand-checked rule tests for the presets ``standard`` and ``classic``.
 
 Every expected value below is derived from the contract (/work/shared: RULES.md sections 1
 and 2, RULESETS.md, PRESETS.md option values and rulings, FORMAT.md "Conventions a replay

@@ -1,5 +1,5 @@
 """What the session-5 speed pass of the engine changed in representation stays the same
-behaviour (issue 12): call words fold as before, the turn counters hold every player, and
+behaviour: call words fold as before, the turn counters hold every player, and
 the rarer events' counts and actors are read by type."""
 
 from __future__ import annotations

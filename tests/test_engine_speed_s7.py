@@ -1,4 +1,4 @@
-"""Session 7's speed changes keep the behaviour (issue 12): the fair shuffle's one-test
+"""Session 7's speed changes keep the behaviour: the fair shuffle's one-test
 fast path and its hashing, the match arithmetic moved to the compiled scoring module, and
 the round end's final hands."""
 

@@ -1,4 +1,4 @@
-"""Session 8's speed changes keep the behaviour (issue 12): the replay keeps only lines
+"""Session 8's speed changes keep the behaviour: the replay keeps only lines
 without a ``seq`` decoded (a kept line's ``seq`` is never read), the dispatch hands the
 event's player and count to ``on_play`` and ``on_draw``, and the fair shuffle starts its
 blocks from the SHA-256 state of the seed the commitment check just hashed."""
@@ -108,7 +108,7 @@ def test_words_after_any_commitment_are_the_seeds(a: str, b: str, blocks: int) -
 
 
 # -- the deal's card conservation without counting, fair deals and reshuffles compared
-# without sorting (issue 12, session 8): pinned against the counting rule of FORMAT.md Cards
+# without sorting: pinned against the counting rule of FORMAT.md Cards
 
 
 def _first_violation(events: list) -> tuple[str, str] | None:
@@ -215,7 +215,7 @@ def test_fair_reshuffle_due_permutation_and_not_the_pile() -> None:
 
 @pytest.mark.parametrize("options", [None, {"packs": 2}])
 def test_a_played_card_leaves_the_hand_at_its_first_place(options: dict | None) -> None:
-    """The usual play finds the card once and removes it there (issue 12, session 8): after
+    """The usual play finds the card once and removes it there: after
     every one-card play the hand is the hand before without the card's first copy (two
     packs: hands with two copies), as ``list.remove`` gives."""
     plays = 0

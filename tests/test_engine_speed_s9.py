@@ -1,4 +1,4 @@
-"""Session 9's speed changes keep the behaviour (issue 12): the fair shuffle's one-search
+"""Session 9's speed changes keep the behaviour: the fair shuffle's one-search
 fast path (``shuffle._permute``) against the algorithm word by word; a play's seat and hand
 in ``plays.lay_down`` against the look-ups by name."""
 
@@ -102,7 +102,7 @@ _PRESETS = [p for p in PRESET_NAMES if p not in UNSUPPORTED_PRESETS]
 @pytest.mark.parametrize("players", [2, 4])
 def test_a_plain_play_moves_the_turn_from_the_players_own_seat(preset: str, players: int) -> None:
     """``lay_down`` takes the seat of the player to move without a look-up by name, and
-    the hand the fast path found (issue 12, session 9): after every one-card play of a
+    the hand the fast path found: after every one-card play of a
     plain card (jump-ins included) the turn moved from ``seat[player]`` by the card's
     steps, and the hand lost the card's first copy, as ``list.remove`` gives."""
     checked = 0

@@ -1,4 +1,4 @@
-"""Duplicate and conflicting game ids in bounded memory (issue 11): the on-disk tally equals
+"""Duplicate and conflicting game ids in bounded memory: the on-disk tally equals
 the in-memory count, across files and shards, with any batch size."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Simulated ids that never collide and the lax input checks (issue 15, items 5 and 6)."""
+"""Simulated ids that never collide and the lax input checks."""
 
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ def test_simulated_ids_depend_on_options_and_stay_repeatable(tmp_path: Path) -> 
 def test_conflict_message_says_how_to_tell_the_games_apart(tmp_path: Path) -> None:
     a = _sim(tmp_path, "a.jsonl", "--ruleset", "classic")
     b = _sim(tmp_path, "b.jsonl", "--ruleset", "classic", "--seed", "2")
-    # the second file reuses the first's ids (as simulations made before issue 15 did)
+    # the second file reuses the first's ids (as older simulations did)
     b.write_text(b.read_text().replace("sim-classic-2p-2-", "sim-classic-2p-1-"))
     ds = tmp_path / "ds"
     runner.invoke(app, ["ingest", str(a), "--out", str(ds)])

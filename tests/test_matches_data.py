@@ -1,4 +1,4 @@
-"""Matches in the dataset (issue 6): the ``matches`` table, the running totals in
+"""Matches in the dataset: the ``matches`` table, the running totals in
 ``results``, ``stats --by match`` and the ``match`` command, against a score sheet counted
 by hand.
 
@@ -37,7 +37,7 @@ from maumau_log.store import matches as match_records
 
 runner = CliRunner()
 
-MID = "sim-classic-3p-3-m00000"  # issue 15: ruleset and players in simulated ids
+MID = "sim-classic-3p-3-m00000"  # ruleset and players in simulated ids
 GIDS = [f"{MID}-r00{k}" for k in (1, 2, 3)]
 PLAYERS = ["p1", "p2", "p3"]
 SCORES = [  # round_end.scores of rounds 1, 2, 3

@@ -1,4 +1,4 @@
-"""OpenSpiel ``crazy_eights`` import and the differential test against OpenSpiel (issue 4).
+"""OpenSpiel ``crazy_eights`` import and the differential test against OpenSpiel.
 
 The tests without ``pyspiel`` check the decoding, the input formats, the located errors and
 the CLI on the shipped sources in ``sample_logs/openspiel/``. The tests with ``pyspiel``
@@ -48,7 +48,7 @@ SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs" / "openspiel"
 runner = CliRunner()
 
 # Two minimal histories (found by a seeded search) where the engine as it is parts from
-# OpenSpiel; each is fixed by one of the engine changes proposed in the issue 4 report.
+# OpenSpiel; each is fixed by one of the engine changes proposed by the differential test.
 # 1. a 2 played on an empty stock (no reshuffle) draws nothing in OpenSpiel, and the next
 #    player plays as usual; the engine makes a pending draw that lapses and costs the next
 #    player the turn.
@@ -307,7 +307,7 @@ def test_openspiel_returns_break_the_documented_rule(tmp_path: Path) -> None:
     -> 36), not its face value: written as round_end.scores (``--returns scores``), the
     validator reports wrong_score at round_end, and only there.
 
-    Changed for issue 10 item 3: ``--returns field`` is the import's default now, so this
+    ``--returns field`` is the import's default now, so this
     audit passes ``--returns scores`` (before, the default wrote the scores); the same games
     imported by default validate clean."""
     pyspiel = pytest.importorskip("pyspiel")
@@ -412,7 +412,7 @@ def test_corrupt_single_actions() -> None:
 
 
 def test_import_lines_are_the_events_encoded() -> None:
-    """The import writes the compact events' JSON lines (``history_to_lines``, issue 12)
+    """The import writes the compact events' JSON lines (``history_to_lines``)
     without a dict per event: byte for byte ``encode_game`` of ``history_to_events``, for
     whole and cut (``partial``) histories of every parameter mix, both ``returns`` modes.
     Hand-checked: the lines of a play, a suit call, a pass and a draw."""

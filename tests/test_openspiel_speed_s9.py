@@ -1,4 +1,4 @@
-"""The OpenSpiel import's session-9 speed-ups (issue 12), each pinned against the general
+"""The OpenSpiel import's session-9 speed-ups, each pinned against the general
 path it stands in for.
 
 - the conversion counts the lines it writes (``convert_source_lines_counted``), so the

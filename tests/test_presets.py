@@ -1,4 +1,4 @@
-"""Hand-checked rule tests for every preset but ``standard``/``classic`` (issue 5, "Done when").
+"""Hand-checked rule tests for every preset but ``standard``/``classic``.
 
 Every expected value is derived from the contract (/work/shared: RULES.md sections 3-11,
 RULESETS.md, PRESETS.md option values and rulings 1-16, FORMAT.md "Conventions a replay
@@ -1025,7 +1025,7 @@ def test_faraon_two_aces_second_skipped_player_may_not_play() -> None:
 
 
 def test_faraon_two_aces_three_players_back_to_the_player() -> None:
-    # Ruling 6: b and c skipped, a plays again (README: a skip coming round is taken).
+    # Ruling 6: b and c skipped, a plays again (a skip coming round is taken).
     hands = {"a": ["AH", "AD", "KD"], "b": ["10H", "8D", "KS"], "c": ["10D", "8C", "9S"]}
     ev = [hdr("faraon", ABC), dl("faraon", hands, "9H"), play("a", "AH", "AD"), play("a", "KD")]
     valid([*ev, round_end("a", hands={"a": [], "b": hands["b"], "c": hands["c"]})])
@@ -1506,7 +1506,8 @@ def test_serbian_two_of_clubs_hits_the_previous_player() -> None:
 
 
 def test_serbian_two_of_clubs_owed_draw_may_come_at_once() -> None:
-    # README reading of ruling 8: the owed draw may be logged any time before a's next action.
+    # The reading of ruling 8 (docs/reference/rulings.md): the owed draw may be logged any
+    # time before a's next action.
     ev = [sh(ABC), sd(S2C, "10C", S2C_TOP), play("a", "9C"), play("b", "2C")]
     ev += [draw("a", *S2C_TOP, reason="effect"), play("c", "3C")]
     assert view_after(ev)["turn"] == "a"

@@ -1,4 +1,4 @@
-"""The replay keeps short repeated lines decoded (issue 12, session 6): the same reports as
+"""The replay keeps short repeated lines decoded: the same reports as
 decoding every line, events nobody changes, and a bounded look-up."""
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def test_sample_logs_same_outcomes_and_tables(monkeypatch: pytest.MonkeyPatch) -
     ingest run it: the same outcomes and the same dataset tables with and without the
     kept lines; the kept events are unchanged after the collector saw them."""
     # every log under sample_logs/, sub-folders too (presets, other engines, disputes,
-    # OpenSpiel, the .mm notation with its BadLine path: session 6 review)
+    # OpenSpiel, the .mm notation with its BadLine path)
     files = sorted(
         p for p in SAMPLES.rglob("*")
         if p.is_file() and (".jsonl" in p.name or p.suffix == ".mm")
@@ -109,7 +109,7 @@ def test_kept_lines_bounded_and_only_turn_events(monkeypatch: pytest.MonkeyPatch
 def test_a_log_with_unique_lines_stops_the_look_ups_and_a_plain_log_after_it_is_kept(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Session 6 review: a ``t`` on every line makes every line unique. After DECODED_JUDGE
+    """A ``t`` on every line makes every line unique. After DECODED_JUDGE
     decoded lines with under one in five found, the Replayer drops its kept lines and looks
     no more for DECODED_PAUSE windows; then plain lines are kept again. Same reports."""
     monkeypatch.setattr(replay, "DECODED_JUDGE", 200)

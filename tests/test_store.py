@@ -1,4 +1,4 @@
-"""The Parquet dataset: layout, idempotent re-ingest, conflicts, crash safety (issue 3)."""
+"""The Parquet dataset: layout, idempotent re-ingest, conflicts, crash safety."""
 
 from __future__ import annotations
 
@@ -151,7 +151,7 @@ def test_crash_while_publishing(
         real_replace(src, dst)
 
     monkeypatch.setattr(store.os, "replace", crash)
-    # issue 15: a write failure is the machine's fault, reported as a DatasetError (exit 2)
+    # a write failure is the machine's fault, reported as a DatasetError (exit 2)
     with pytest.raises(store.DatasetError, match="cannot write: I/O error; nothing was stored"):
         ingest([logs], ds)
     monkeypatch.setattr(store.os, "replace", real_replace)

@@ -1,4 +1,4 @@
-"""Tables that fit the terminal and the small things (issue 15, items 7 and 8).
+"""Tables that fit the terminal and the small things.
 
 The screen tests run the real command in a pseudo-terminal of a fixed size (80 and 100
 columns) and read what a terminal would show through pyte, a terminal emulator: a row that
@@ -122,7 +122,7 @@ def test_audit_fits_and_says_in_one_line_why_tests_were_skipped(
     shown, code = screen(["audit", str(dataset)], columns, 300)
     assert code in (0, 1)
     # numbers are never split: each test's first line is its check, whole, then its games,
-    # p and Holm p whole (session 4: the subject and result follow on their own lines)
+    # p and Holm p whole (the subject and result follow on their own lines)
     rows = [line for line in shown if re.match(r"^  (deal|seats|invalid|calls|play)\w*:", line)]
     assert rows, "\n".join(shown)
     for line in rows:

@@ -100,7 +100,7 @@ class ValidationRun:
         self.unreadable: list[str] = []
         self.failed: list[str] = []
         self.partial: list[dict[str, Any]] = []
-        self._ids = GameIdTally()  # on disk: memory flat in the number of games (issue 11)
+        self._ids = GameIdTally()  # on disk: memory flat in the number of games
 
     def run(
         self,
@@ -169,7 +169,7 @@ class ValidationRun:
     def exit_code(self) -> int:
         """4 when a shard failed; 2 when a file was unreadable and no game was read; 1 when
         a violation was found, a game id is used by games with different content, or a file
-        was unreadable beside games that were read; else 0 (issue 15)."""
+        was unreadable beside games that were read; else 0."""
         if self.failed:
             return EXIT_SHARD_FAILED
         if self.unreadable and not self.games:
@@ -354,7 +354,7 @@ def rules_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print the options as JSON.")] = False,
 ) -> None:
     """List the presets, or print one preset's effective options with what each means."""
-    from rich.table import Table  # only here (issue 12: validate's start-up)
+    from rich.table import Table  # only here (validate's start-up)
 
     if preset is None:
         table = Table(title="Presets", highlight=False)

@@ -60,7 +60,7 @@ _OVER: Final = 2
 # The kinds of :attr:`CrazyEightsState.trace` entries (each entry: its kind, then the fields
 # listed in the class doc). A flat list of ints, not a tuple per action with a string kind:
 # compiled, an entry is a few appends of small ints and reading it no string comparison
-# (issue 12: the trace was a third of the conversion's instructions).
+# (the trace was a third of the conversion's instructions).
 T_DEALER: Final = 0
 T_DEAL: Final = 1
 T_STARTER_BACK: Final = 2
@@ -87,7 +87,7 @@ class CrazyEightsState:
     ``total`` cards, ``c0 ... c51`` the copies of each card id that go back into the stock,
     ``over`` 1 when the game is over already). Every action of the history makes exactly one
     entry that is not ``T_RESHUFFLE`` (a reshuffle happens inside an action), so an entry's
-    action index in the history is the number of such entries before it (issue 12: no index
+    action index in the history is the number of such entries before it (no index
     stored per entry).
 
     Args:
@@ -219,7 +219,7 @@ class CrazyEightsState:
         hand = self.hands[current]
         base = (self.last_card >> 2) * 4
         eights = EIGHT_RANK * 4
-        # an 8, or a card of the top card's rank (no slices; compiled, a loop: issue 12)
+        # an 8, or a card of the top card's rank (no slices; compiled, a loop)
         return any(hand[eights + k] or hand[base + k] for k in range(4))
 
     def why_illegal(self, action: int) -> str:
@@ -305,9 +305,9 @@ class CrazyEightsState:
                 index in the whole history); the actions before it stay applied.
         """
         # the methods called as methods, not through bound-method locals: compiled, that
-        # is a direct C call instead of a Python call with its arguments boxed (issue 12)
+        # is a direct C call instead of a Python call with its arguments boxed
         # the actions applied join ``history`` in one copy at the end (no append per
-        # action); meanwhile ``applied`` is the history's length (issue 12)
+        # action); meanwhile ``applied`` is the history's length
         done, record = self.history, self.record_legal
         seq = history if isinstance(history, list) else list(history)
         size = len(seq)
@@ -350,7 +350,7 @@ class CrazyEightsState:
             if left > 0:
                 shown += left
         if shown == total:  # no count below 0 (always, in a consistent state)
-            trace.extend(deck)  # one copy of the 52 counts (issue 12)
+            trace.extend(deck)  # one copy of the 52 counts
         else:
             for left in deck:
                 trace.append(left if left > 0 else 0)
@@ -379,7 +379,7 @@ class CrazyEightsState:
             trace.append(current)
             trace.append(action)
         # list items as ``x[i] = x[i] - 1``, not ``x[i] -= 1``: compiled, typed int
-        # arithmetic instead of a generic in-place number call (issue 12)
+        # arithmetic instead of a generic in-place number call
         deck, hand, sizes, held = self.deck, self.hands[current], self.hand_sizes, self.in_hands
         suits, suit = self.suit_held, current * 4 + (action & 3)
         self.cards_left -= 1

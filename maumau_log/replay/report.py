@@ -71,7 +71,7 @@ class GameReport:
         lines: list[bytes] | None = None,
     ) -> None:
         # the dataclass's own __init__, written out: compiled, it is a C function where
-        # the generated one is interpreted, once per game (issue 12, session 9);
+        # the generated one is interpreted, once per game;
         # ``extra`` and ``lines`` default to new empty containers, as the fields say. A
         # field added above must be added here too (tests/test_engine_speed_s9.py pins the
         # fields and their positional order)
@@ -111,7 +111,7 @@ class ReplayVisitor(Protocol):
     the event left; ``end_game`` once per game, valid or not. A visitor that needs only the
     accepted lines sets a class attribute ``lines_only = True``: it gets no ``event`` calls,
     and the driver appends each accepted line to ``report.lines`` for its ``end_game``
-    instead (a list append per event, not a Python call: issue 12).
+    instead (a list append per event, not a Python call).
     """
 
     def begin_game(self, report: GameReport) -> None:
