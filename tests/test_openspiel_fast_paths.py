@@ -1,5 +1,4 @@
-"""The OpenSpiel import's session-9 speed-ups, each pinned against the general
-path it stands in for.
+"""The OpenSpiel import's fast paths, each pinned against the general path it stands in for.
 
 - the conversion counts the lines it writes (``convert_source_lines_counted``), so the
   import's summary does not count the newlines of the log again;
@@ -8,8 +7,7 @@ path it stands in for.
   path (which decides and words the refusals);
 - a one-card draw's line made once per player, card and reason;
 - the port's hand counts kept with typed arithmetic, and ``_score_up`` charging each hand
-  once (the same float returns as OpenSpiel's card-by-card subtraction).
-"""
+  once (the same float returns as OpenSpiel's card-by-card subtraction)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Issue 11, session 6: shards planned lazily (the pool's workers start while the parent
+"""The runners' pipeline: shards planned lazily (the pool's workers start while the parent
 plans the rest), the progress bar before the plan is complete, the one Parquet write of a
-whole file, and the Ray tasks' ``ShardFailure`` guards (kept: not dead)."""
+whole file, and the Ray tasks' ``ShardFailure`` guards."""
 
 from __future__ import annotations
 

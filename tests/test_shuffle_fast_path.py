@@ -1,25 +1,20 @@
-"""Session 9's speed changes keep the behaviour: the fair shuffle's one-search
-fast path (``shuffle._permute``) against the algorithm word by word; a play's seat and hand
-in ``plays.lay_down`` against the look-ups by name."""
+"""The fair shuffle's fast path (maumau-sha256-fy/1, docs/reference/shuffle.md) against the
+algorithm word by word: the one-search no-rejection test on both sides of its 1,024-card
+limit, the limit below every rejection limit, the words after any commitment, and
+``shuffled`` equal to the reference for any seed."""
 
 from __future__ import annotations
 
-import copy
-import dataclasses
-import pickle
+import hashlib
 import struct
 
-import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_shuffle import _reference_shuffle
 
-from maumau_log.bots.sim import simulate
-from maumau_log.engine import Engine, shuffle
-from maumau_log.events import Game, Play, RoundEnd
-from maumau_log.replay.report import GameReport
-from maumau_log.rules import PRESET_NAMES, UNSUPPORTED_PRESETS, resolve
+from maumau_log.engine import shuffle
+from maumau_log.engine.shuffle import shuffled
 
 _TWO64 = 2**64
 
@@ -95,131 +90,42 @@ def test_shuffled_is_the_reference_for_any_seed(seed: str, size: int) -> None:
     assert shuffle.shuffled(cards, seed) == _reference_shuffle(cards, seed)
 
 
-_PRESETS = [p for p in PRESET_NAMES if p not in UNSUPPORTED_PRESETS]
+@pytest.mark.parametrize("size", [2, 3, 4, 5, 31, 32, 33, 64, 1023, 1024, 1025, 1026])
+def test_shuffle_on_both_sides_of_the_one_test_limit(size: int) -> None:
+    # up to 1,024 cards one max() of the words decides that none is rejected; past it the
+    # word-by-word loop runs: both give the algorithm's order
+    cards = [f"c{i}" for i in range(size)]
+    for seed in ("", "a", "maumau", "é/reshuffle/3", "0" * 64):
+        assert shuffled(cards, seed) == _reference_shuffle(cards, seed)
 
 
-@pytest.mark.parametrize("preset", _PRESETS)
-@pytest.mark.parametrize("players", [2, 4])
-def test_a_plain_play_moves_the_turn_from_the_players_own_seat(preset: str, players: int) -> None:
-    """``lay_down`` takes the seat of the player to move without a look-up by name, and
-    the hand the fast path found: after every one-card play of a
-    plain card (jump-ins included) the turn moved from ``seat[player]`` by the card's
-    steps, and the hand lost the card's first copy, as ``list.remove`` gives."""
-    checked = 0
-    jumps = 0
-    for game in simulate(preset, players, 4, 9):
-        header = game[0]
-        assert isinstance(header, Game)
-        engine = Engine(resolve(header.ruleset, header.options), header)
-        for ev in game[1:]:
-            plain = (
-                isinstance(ev, Play)
-                and len(ev.cards) == 1
-                and ev.player in engine.seat
-                and ev.cards[0] in engine.info
-                and engine.info[ev.cards[0]].plain
-                and engine.phase == "play"
-            )
-            if not plain:
-                engine.apply(ev)
-                continue
-            assert isinstance(ev, Play)
-            jumps += engine.players[engine.current] != ev.player
-            want = list(engine.hands[ev.player])
-            want.remove(ev.cards[0])
-            engine.apply(ev)
-            assert engine.hands[ev.player] == want
-            if engine.phase != "play" or engine.pending_skip or engine.cover_owed is not None:
-                continue
-            info = engine.info[ev.cards[0]]
-            steps = 2 if engine.just_skipped else 1
-            if info.reverse and engine.reverse_skips:
-                steps = 0
-            seat = engine.seat[ev.player]
-            assert engine.current == (seat + steps * engine.direction) % engine.n
-            checked += 1
-    assert checked > 20
-    if players == 4 and preset in ("prsi", "russian", "serbian"):
-        assert jumps > 0  # plays by a player not to move (jump-ins) are among them
+def test_the_one_test_limit_is_below_every_rejection_limit() -> None:
+    # a word below 2**64 - 1024 is accepted for every n <= 1024 (the fast path's premise)
+    safe = 2**64 - 1024
+    assert all(safe <= 2**64 - (2**64 % n) for n in range(2, 1025))
 
 
-def test_game_report_init_is_the_dataclass_one() -> None:
-    """``GameReport``'s written-out ``__init__`` (compiled: a C function) takes the fields
-    in their order with the dataclass's defaults, and new containers per report."""
-    names = [f.name for f in dataclasses.fields(GameReport)]
-    assert names == [
-        "file", "line", "game_id", "header", "rules", "events", "last_line", "violation",
-        "engine", "extra", "violation_raw", "lines",
-    ]  # fmt: skip
-    a = GameReport("f.jsonl", 3, "g1")
-    b = GameReport(file="f.jsonl", line=3, game_id="g1")
-    assert a == b and a.extra == {} and a.lines == []
-    assert a.extra is not b.extra and a.lines is not b.lines
-    assert (a.header, a.rules, a.events, a.last_line, a.violation, a.engine) == (
-        None, None, 0, 0, None, None,
-    )  # fmt: skip
-    assert a.violation_raw is None and a.valid
-    full = GameReport("f", 1, None, None, None, 5, 9, None, None, {"k": 1}, b"x", [b"l"])
-    assert (full.events, full.last_line, full.extra, full.violation_raw, full.lines) == (
-        5, 9, {"k": 1}, b"x", [b"l"],
-    )  # fmt: skip
-    assert "game_id='g1'" in repr(a)
+def _reference_words(seed: bytes, blocks: int) -> tuple[int, ...]:
+    data = b"".join(hashlib.sha256(seed + k.to_bytes(8, "big")).digest() for k in range(blocks))
+    return struct.unpack(f">{4 * blocks}Q", data)
 
 
-def test_turn_counters_start_at_zero_and_apart() -> None:
-    """``turns`` (by player, from ``turn_count`` by seat) and ``skipped`` start at 0 for
-    every player; ``turns`` is a new dict each time."""
-    header = Game(format="maumau-log/1", game_id="g", ruleset="standard", players=["a", "b", "c"])
-    e = Engine(resolve("standard"), header)
-    assert e.turns == {"a": 0, "b": 0, "c": 0} == e.skipped
-    assert e.turn_count == [0, 0, 0]
-    assert list(e.turns) == ["a", "b", "c"]
-    e.turns["a"] += 1  # a copy: the engine's count is unchanged
-    assert e.turns["a"] == 0 and e.skipped["a"] == 0
-    e.turn_count[1] += 2
-    assert e.turns == {"a": 0, "b": 2, "c": 0}
-
-
-@pytest.mark.parametrize("preset", _PRESETS)
-def test_turns_by_seat_count_every_turn_begun(preset: str) -> None:
-    """``turn_count`` (by seat) counts what the dict by player counted: the turns begun,
-    less a winning card's phantom turn, plus a jump-in's turn (rulings 6-10). Counted here
-    from the outside: each turn begins when the player to move changes or the same player
-    starts anew, so the sum of turns is at least the turn changes seen."""
-    for game in simulate(preset, 3, 4, 21):
-        header = game[0]
-        assert isinstance(header, Game)
-        engine = Engine(resolve(header.ruleset, header.options), header)
-        changes = 0
-        before = None
-        for ev in game[1:]:
-            engine.apply(ev)
-            now = engine.current if engine.phase == "play" else None
-            if now is not None and now != before:
-                changes += 1
-            before = now
-            assert engine.turns == dict(zip(engine.players, engine.turn_count, strict=True))
-            assert all(k >= 0 for k in engine.turn_count)
-        assert sum(engine.turn_count) >= changes - 1
-        twin = copy.deepcopy(engine)
-        assert twin.turn_count == engine.turn_count and twin.turn_count is not engine.turn_count
-        assert pickle.loads(pickle.dumps(engine)).turns == engine.turns
-
-
-@pytest.mark.parametrize("order", ["as replayed", "reversed"])
-def test_round_end_hands_in_the_replayed_order_or_another(order: str) -> None:
-    """``round_end.hands`` equal to the replayed hands (no sort) or in another order are
-    accepted alike; the round's outcome is the same."""
-    for game in simulate("classic", 3, 3, 5):
-        header = game[0]
-        assert isinstance(header, Game)
-        engine = Engine(resolve(header.ruleset, header.options), header)
-        for ev in game[1:-1]:
-            engine.apply(ev)
-        end = game[-1]
-        assert isinstance(end, RoundEnd)
-        hands = {p: list(h) for p, h in engine.hands.items()}
-        if order == "reversed":
-            hands = {p: h[::-1] for p, h in hands.items()}
-        engine.apply(msgspec.structs.replace(end, hands=hands))
-        assert engine.phase == "finished"
+@settings(max_examples=60, deadline=None)
+@given(st.text(max_size=80), st.text(max_size=80), st.integers(0, 70))
+def test_words_after_any_commitment_are_the_seeds(a: str, b: str, blocks: int) -> None:
+    """The words of seed ``a`` are SHA-256(S || u64be(k)) whichever seed the commitment
+    check hashed last (``a`` itself, another, none), and the commitment is the plain
+    SHA-256 hex of the seed."""
+    base = a.encode("utf-8")
+    want = _reference_words(base, blocks)
+    assert shuffle.commitment(a) == hashlib.sha256(base).hexdigest()
+    assert shuffle._words(base, 0, blocks) == want
+    assert shuffle._words(base, 0, blocks) == want  # the kept state is not changed
+    assert shuffle.commitment(b) == hashlib.sha256(b.encode("utf-8")).hexdigest()
+    assert shuffle._words(base, 0, blocks) == want
+    assert shuffle._words(b.encode("utf-8"), 0, blocks) == _reference_words(b.encode(), blocks)
+    cards = [f"c{i}" for i in range(33)]
+    shuffle.commitment(a)
+    after = shuffle.shuffled(cards, a)
+    shuffle.commitment(b + "x")
+    assert shuffle.shuffled(cards, a) == after

@@ -21,7 +21,9 @@ import pytest
 from typer.testing import CliRunner
 
 import maumau_log.cli.audit_cmds
-import maumau_log.cli.data_cmds  # noqa: F401
+import maumau_log.cli.data_cmds
+import maumau_log.cli.dispute_cmds
+import maumau_log.cli.replay_cmds  # noqa: F401
 from maumau_log.bots.sim import simulate
 from maumau_log.cli import app
 from maumau_log.cli.tables import ci_text, short_name
@@ -194,3 +196,24 @@ def test_ctrl_c_during_ingest_says_the_dataset_is_as_it_was(tmp_path: Path) -> N
     assert f"interrupted; the dataset is as it was ({ds} was not changed)" in err
     after = {p: p.read_bytes() for p in ds.rglob("*") if p.is_file() and p.name != ".lock"}
     assert after == before
+
+
+runner = CliRunner()
+
+
+def test_ingest_and_simulate_counts(tmp_path: Path) -> None:
+    log = tmp_path / "g.jsonl"
+    res = runner.invoke(
+        app, ["simulate", "--out", str(log), "--ruleset", "classic", "--games", "1", "--seed", "2"]
+    )
+    n = len(log.read_bytes().splitlines())
+    assert f"wrote 1 game, {n:,} events to {log}" in " ".join(res.output.split())
+    res = runner.invoke(
+        app,
+        ["simulate", "--out", str(log), "--ruleset", "classic", "--games", "30", "--seed", "2"],
+    )
+    n = len(log.read_bytes().splitlines())
+    assert n >= 1000  # 30 four-player games hold well over a thousand events
+    assert f"wrote 30 games, {n:,} events" in res.output
+    res = runner.invoke(app, ["ingest", str(log), "--out", str(tmp_path / "ds")])
+    assert f"({n:,} events in " in " ".join(res.output.split())
