@@ -7,22 +7,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from gamebuilder import simulated_lines
 from typer.testing import CliRunner
 
 import maumau_log.cli.data_cmds
 import maumau_log.cli.replay_cmds  # noqa: F401
-from maumau_log.bots.sim import simulate
 from maumau_log.cli import app
-from maumau_log.events import encode_event
 
 runner = CliRunner()
-
-
-def _game(seed: int = 5, **header: object) -> list[bytes]:
-    lines = [encode_event(ev) for ev in next(simulate("classic", 2, 1, seed))]
-    head = json.loads(lines[0])
-    head.update(header)
-    return [json.dumps(head).encode(), *lines[1:]]
 
 
 def _validate(path: Path) -> tuple[int, dict]:
@@ -34,7 +26,7 @@ def test_started_at_that_is_no_date_is_schema_error_and_the_game_is_replayed(
     tmp_path: Path,
 ) -> None:
     path = tmp_path / "d.jsonl"
-    lines = _game(started_at="2024-13-45T99:99")
+    lines = simulated_lines(started_at="2024-13-45T99:99")
     path.write_bytes(b"\n".join(lines) + b"\n")
     code, doc = _validate(path)
     assert code == 1
@@ -60,7 +52,7 @@ def test_started_at_that_is_no_date_is_schema_error_and_the_game_is_replayed(
 
 
 def test_a_later_fault_after_a_bad_date_keeps_the_first_violation(tmp_path: Path) -> None:
-    lines = _game(started_at="yesterday")
+    lines = simulated_lines(started_at="yesterday")
     lines[4] = lines[3]  # a repeated event: a rule violation at event 4
     path = tmp_path / "d.jsonl"
     path.write_bytes(b"\n".join(lines) + b"\n")
@@ -72,14 +64,14 @@ def test_a_later_fault_after_a_bad_date_keeps_the_first_violation(tmp_path: Path
 def test_good_iso_dates_pass(tmp_path: Path) -> None:
     for when in ("2024-05-01", "2024-05-01T18:30:00Z", "2024-05-01T18:30:00.123+02:00"):
         path = tmp_path / "ok.jsonl"
-        path.write_bytes(b"\n".join(_game(started_at=when)) + b"\n")
+        path.write_bytes(b"\n".join(simulated_lines(started_at=when)) + b"\n")
         code, doc = _validate(path)
         assert code == 0, (when, doc["violations"])
 
 
 def test_absurd_hand_size_is_bad_option(tmp_path: Path) -> None:
     path = tmp_path / "h.jsonl"
-    path.write_bytes(b"\n".join(_game(options={"hand_size": 10**30})) + b"\n")
+    path.write_bytes(b"\n".join(simulated_lines(options={"hand_size": 10**30})) + b"\n")
     code, doc = _validate(path)
     assert code == 1
     (v,) = doc["violations"]
@@ -89,7 +81,7 @@ def test_absurd_hand_size_is_bad_option(tmp_path: Path) -> None:
 
 
 def test_a_400_digit_seq_is_echoed_shortened(tmp_path: Path) -> None:
-    lines = _game()
+    lines = simulated_lines()
     ev = json.loads(lines[2])
     ev["seq"] = int("7" * 400)
     lines[2] = json.dumps(ev).encode()
@@ -102,8 +94,8 @@ def test_a_400_digit_seq_is_echoed_shortened(tmp_path: Path) -> None:
 
 
 def test_validate_exits_1_for_one_id_used_by_different_games(tmp_path: Path) -> None:
-    a = _game(5)
-    b = _game(6)  # another game, given a's id
+    a = simulated_lines(5)
+    b = simulated_lines(6)  # another game, given a's id
     head = json.loads(b[0])
     head["game_id"] = json.loads(a[0])["game_id"]
     b[0] = json.dumps(head).encode()

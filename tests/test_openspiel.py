@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from gamebuilder import random_history
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -83,14 +84,6 @@ def _replay(events: list[dict[str, Any]]) -> Any:
     return replay_events([decode_event(dumps_event(e)) for e in events])[0]
 
 
-def _random_history(params: GameParams, seed: int) -> list[int]:
-    rng = random.Random(seed)
-    state = CrazyEightsState(params)
-    while not state.is_terminal():
-        state.apply(rng.choice(state.legal_actions()))
-    return state.history
-
-
 # -- decoding (no pyspiel) -------------------------------------------------------------------
 
 
@@ -138,7 +131,7 @@ def test_options_map_the_parameters() -> None:
 
 def test_imported_game_shape() -> None:
     params = GameParams(players=3, use_special_cards=True, reshuffle=True)
-    events = history_to_events(params, _random_history(params, 3), "g1", returns="field")
+    events = history_to_events(params, random_history(params, 3), "g1", returns="field")
     header, deal, end = events[0], events[1], events[-1]
     assert header["ruleset"] == "crazy-eights" and header["players"] == ["p0", "p1", "p2"]
     assert header["meta"]["openspiel_game"] == params.game_string()
@@ -155,7 +148,7 @@ def test_port_games_validate(special: bool, reshuffle: bool) -> None:
     """Games played by the port (no pyspiel needed) validate clean."""
     for seed in range(40):
         params = GameParams(2 + seed % 4, (1, 2, 5)[seed % 3], 100, special, reshuffle)
-        d = engine_disagreement(params, _random_history(params, seed))
+        d = engine_disagreement(params, random_history(params, seed))
         assert d is None, (params, seed, str(d))
 
 
@@ -225,7 +218,7 @@ def test_legal_actions_hand_checked() -> None:
 
 def test_illegal_actions_are_located() -> None:
     params = GameParams(players=3)
-    history = _random_history(params, 5)
+    history = random_history(params, 5)
     with pytest.raises(IllegalAction) as info:
         history_to_events(params, [*history[:20], 57, *history[21:]])
     assert info.value.action_index == 20

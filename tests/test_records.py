@@ -119,11 +119,6 @@ def write_log(path: Path, games: list[list[dict[str, Any]]]) -> Path:
     return path
 
 
-@pytest.fixture
-def logs(tmp_path: Path) -> Path:
-    return write_log(tmp_path / "hand.jsonl", hand_games())
-
-
 # ---------------------------------------------------------------------------------------
 # The tables against the logs
 

@@ -34,11 +34,6 @@ def _snapshot(dataset: Path) -> dict[str, bytes]:
     }
 
 
-@pytest.fixture
-def logs(tmp_path: Path) -> Path:
-    return write_log(tmp_path / "hand.jsonl", hand_games())
-
-
 def test_layout_metadata_and_compression(tmp_path: Path, logs: Path) -> None:
     ds = tmp_path / "ds"
     ingest([logs], ds)
