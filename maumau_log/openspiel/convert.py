@@ -19,6 +19,13 @@ so a history fixes the order of only the cards that are drawn. ``deal.stock`` (a
 never drawn in canonical order (card id order: 2C 2D 2H 2S 3C ...). Every draw is then
 checked against the stock top. Starters that were 8s go back into the stock (OpenSpiel
 puts them back and turns again); they are listed in ``game.meta.openspiel_redealt``.
+
+The compiled build (``hatch_build.EXTRA``; ``MAUMAU_LOG_PURE_PYTHON=1`` runs the same source
+as Python) shapes the hot loops here, once for the whole module: list items are
+decremented as ``x[i] = x[i] - 1`` (typed int arithmetic, where ``-=`` is a generic
+in-place call), methods such as ``append`` are called on the object (a direct C call,
+not a bound-method local), and scans over the 52 card ids are plain loops (no slices or
+generic ``max``/``compress``).
 """
 
 from __future__ import annotations
@@ -54,7 +61,7 @@ def _in_id_order(copies: list[int]) -> list[str]:
     id order."""
     codes = CARD_CODES
     out: list[str] = []
-    for c in range(NUM_CARDS):  # compiled: one typed pass, no generic max/compress
+    for c in range(NUM_CARDS):
         k = copies[c]
         while k > 0:
             out.append(codes[c])
@@ -84,7 +91,7 @@ class _Segment:
         codes = CARD_CODES
         target = self.target
         for c in self.drawn:  # one pass
-            rest[c] = rest[c] - 1  # not ``-=``: compiled, typed int arithmetic
+            rest[c] = rest[c] - 1
             target.append(codes[c])
         target.extend(_in_id_order(rest))
 
@@ -244,7 +251,6 @@ def compact_events(
     events.append(header)
     if with_origins:
         origins.append(None)
-    # events.append, not a bound-method local: compiled, a direct C call
     per_player = PER_PLAYER
     pass_id, suit_base = PASS_ID, SUIT_BASE
 
@@ -335,7 +341,7 @@ def compact_events(
             # the stock after the deal: the pack less the hands and the starter
             pack = [state.decks] * NUM_CARDS
             for c in dealt:
-                pack[c] = pack[c] - 1  # not ``-=``: compiled, typed
+                pack[c] = pack[c] - 1
             pack[card] = pack[card] - 1
             deal: dict[str, Any] = {
                 "type": "deal",

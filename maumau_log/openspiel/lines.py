@@ -14,6 +14,10 @@ which ``tests/test_openspiel.py`` checks line by line), :func:`as_dicts` gives t
 Players are ``p0`` .. ``p14`` (OpenSpiel's player ids, at most
 :data:`~maumau_log.openspiel.actions.MAX_PLAYERS`), cards the log's codes
 (:data:`~maumau_log.openspiel.actions.CARD_CODES`), suits ``C D H S``.
+
+Compiled with the OpenSpiel port (``hatch_build.EXTRA``): :func:`encode_events` calls
+``out.append`` on the list, not through a bound-method local, which compiled is a direct C
+call.
 """
 
 from __future__ import annotations
@@ -120,7 +124,7 @@ def encode_events(events: list[Any]) -> bytes:
     lines, quoted, heads, tails = _LINES, _QUOTED, _DRAW_HEAD, _DRAW_TAIL
     ones = _DRAW_ONE
     out: list[bytes] = []
-    for ev in events:  # out.append, not a bound-method local: compiled, a C call
+    for ev in events:
         if isinstance(ev, int):
             if ev < DRAW_ONE_BASE:
                 out.append(lines[ev])

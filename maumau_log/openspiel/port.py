@@ -25,6 +25,13 @@ legal actions). OpenSpiel's rules, as its code has them:
 Legality has one source, :meth:`CrazyEightsState.is_legal`: :meth:`~CrazyEightsState.apply`
 asks it about the one action given (constant time), :meth:`~CrazyEightsState.legal_actions`
 lists the actions it allows, and :meth:`~CrazyEightsState.why_illegal` explains a refusal.
+
+The compiled build (``hatch_build.EXTRA``; ``MAUMAU_LOG_PURE_PYTHON=1`` runs the same source
+as Python) shapes the hot loops here, once for the whole module: list items are
+decremented as ``x[i] = x[i] - 1`` (typed int arithmetic, where ``-=`` is a generic
+in-place call), methods such as ``append`` are called on the object (a direct C call,
+not a bound-method local), and scans over the 52 card ids are plain loops (no slices or
+generic ``max``/``compress``).
 """
 
 from __future__ import annotations
@@ -219,7 +226,7 @@ class CrazyEightsState:
         hand = self.hands[current]
         base = (self.last_card >> 2) * 4
         eights = EIGHT_RANK * 4
-        # an 8, or a card of the top card's rank (no slices; compiled, a loop)
+        # an 8, or a card of the top card's rank
         return any(hand[eights + k] or hand[base + k] for k in range(4))
 
     def why_illegal(self, action: int) -> str:
@@ -304,8 +311,6 @@ class CrazyEightsState:
             IllegalAction: the first action that is not legal (``action_index`` set: its
                 index in the whole history); the actions before it stay applied.
         """
-        # the methods called as methods, not through bound-method locals: compiled, that
-        # is a direct C call instead of a Python call with its arguments boxed
         # the actions applied join ``history`` in one copy at the end (no append per
         # action); meanwhile ``applied`` is the history's length
         done, record = self.history, self.record_legal
@@ -378,8 +383,6 @@ class CrazyEightsState:
             trace.append(T_DRAWN)
             trace.append(current)
             trace.append(action)
-        # list items as ``x[i] = x[i] - 1``, not ``x[i] -= 1``: compiled, typed int
-        # arithmetic instead of a generic in-place number call
         deck, hand, sizes, held = self.deck, self.hands[current], self.hand_sizes, self.in_hands
         suits, suit = self.suit_held, current * 4 + (action & 3)
         self.cards_left -= 1

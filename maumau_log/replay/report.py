@@ -3,6 +3,10 @@
 The bottom of the replay's modules (:mod:`maumau_log.replay.driver` drives, :mod:`.replay_checks`
 checks headers and matches; both import this one). Names are re-exported by
 :mod:`maumau_log.replay.driver`, where callers import them.
+
+Compiled with the engine (``hatch_build.EXTRA``): :class:`GameReport`'s ``__init__`` is the
+dataclass's own, written out, because compiled it is a C function where the generated one is
+interpreted, once per game (``tests/test_fast_paths.py`` pins its fields and their order).
 """
 
 from __future__ import annotations
@@ -70,11 +74,8 @@ class GameReport:
         violation_raw: bytes | None = None,
         lines: list[bytes] | None = None,
     ) -> None:
-        # the dataclass's own __init__, written out: compiled, it is a C function where
-        # the generated one is interpreted, once per game;
         # ``extra`` and ``lines`` default to new empty containers, as the fields say. A
-        # field added above must be added here too (tests/test_engine_speed_s9.py pins the
-        # fields and their positional order)
+        # field added above must be added here too (see the module docstring)
         self.file = file
         self.line = line
         self.game_id = game_id
