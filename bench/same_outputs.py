@@ -2,13 +2,14 @@
 
 Usage::
 
-    python bench/same_outputs.py REV_A REV_B [--keep DIR]
+    python bench/same_outputs.py REV_A REV_B [--keep DIR] [--examples DIR]
 
 Each revision is checked out with ``git worktree add --detach`` into a temporary folder and
 run as ``python -m maumau_log`` with ``PYTHONPATH`` pointing there and
 ``MAUMAU_LOG_PURE_PYTHON=1`` (a worktree has no compiled ``.so`` files; the pure build is the
 reference the compiled one is tested against). Both revisions read the same inputs: a copy of
-REV_A's ``sample_logs/`` and of ``/work/shared/examples/`` (when present), run from that copy
+REV_A's ``sample_logs/`` and of the ``--examples`` folder (default
+``/work/shared/examples/``, when present), run from that copy
 with relative paths, so the file names in the outputs are the same.
 
 What is compared, byte for byte unless said otherwise:
@@ -25,8 +26,9 @@ What is compared, byte for byte unless said otherwise:
    default returns and with ``--returns field``, and ``--validate --json``: exit code,
    stdout, stderr and the written log.
 
-Prints one line per output (``same`` or ``DIFFERS`` with the first differing line of each
-side) and exits 0 when everything is the same, 1 when anything differs, 2 on a usage error.
+Prints one line per output (``same``, or ``DIFFERS`` with how many lines differ and the first
+three, A's and B's side by side) and exits 0 when everything is the same, 1 when anything
+differs, 2 on a usage error.
 """
 
 from __future__ import annotations
@@ -116,8 +118,8 @@ def _outputs(tree: Path, inputs: Path, scratch: Path) -> dict[str, object]:
         _TIMING.sub("", stdout.decode()),
         _TIMING.sub("", stderr.decode()),
     )
-    for name, rows in _table_rows(dataset).items():
-        out[f"ingest table {name} ({len(rows)} rows)"] = rows
+    for name, rows in _table_rows(dataset).items():  # a row per line: differences by row
+        out[f"ingest table {name} ({len(rows)} rows)"] = "\n".join(map(repr, rows))
     out["audit --format json"] = _run(tree, inputs, "audit", str(dataset), "--format", "json")
     for src in sorted((inputs / "sample_logs" / "openspiel").glob("*.openspiel.txt")):
         rel = str(src.relative_to(inputs))
@@ -129,15 +131,21 @@ def _outputs(tree: Path, inputs: Path, scratch: Path) -> dict[str, object]:
     return out
 
 
-def _first_difference(a: object, b: object) -> str:
-    """The first differing line of two outputs' texts, for the report."""
+def _differences(a: object, b: object, show: int = 3) -> str:
+    """How many lines of two outputs' texts differ, and the first ``show`` of them (from a
+    little before the first differing character)."""
     la, lb = repr(a).split("\\n"), repr(b).split("\\n")
-    for i, (x, y) in enumerate(zip(la, lb, strict=False)):
-        if x != y:
-            at = next((k for k, (c, d) in enumerate(zip(x, y, strict=False)) if c != d), 0)
-            lo = max(0, at - 100)
-            return f"line {i + 1}:\n      A: ...{x[lo : at + 200]}\n      B: ...{y[lo : at + 200]}"
-    return f"one is longer: {len(la)} against {len(lb)} lines"
+    pairs = [(i, x, y) for i, (x, y) in enumerate(zip(la, lb, strict=False)) if x != y]
+    text = f"{len(pairs)} line(s) differ" + (
+        f", and one is longer: {len(la)} against {len(lb)} lines" if len(la) != len(lb) else ""
+    )
+    for i, x, y in pairs[:show]:
+        at = next((k for k, (c, d) in enumerate(zip(x, y, strict=False)) if c != d), 0)
+        lo = max(0, at - 60)
+        text += (
+            f"\n    line {i + 1}:\n      A: ...{x[lo : at + 120]}\n      B: ...{y[lo : at + 120]}"
+        )
+    return text
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -146,6 +154,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("rev_a")
     ap.add_argument("rev_b")
     ap.add_argument("--keep", type=Path, help="keep the checkouts and outputs in this folder")
+    ap.add_argument(
+        "--examples", type=Path, default=EXAMPLES, help="more logs to validate (when present)"
+    )
     args = ap.parse_args(argv)
     base = Path(tempfile.mkdtemp(prefix="same-outputs-")) if args.keep is None else args.keep
     base.mkdir(parents=True, exist_ok=True)
@@ -155,8 +166,8 @@ def main(argv: list[str] | None = None) -> int:
             trees.append(_checkout(rev, base / f"tree-{label}"))
         inputs = base / "inputs"
         shutil.copytree(trees[0] / "sample_logs", inputs / "sample_logs")
-        if EXAMPLES.is_dir():
-            shutil.copytree(EXAMPLES, inputs / "examples")
+        if args.examples.is_dir():
+            shutil.copytree(args.examples, inputs / "examples")
         results: list[dict[str, object]] = []
         for label, tree in zip("ab", trees, strict=True):
             scratch = base / "out"  # the same path for both: it shows in the outputs
@@ -171,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
                 show(f"same     {name}")
             else:
                 differs += 1
-                show(f"DIFFERS  {name}: {_first_difference(a, b)}")
+                show(f"DIFFERS  {name}: {_differences(a, b)}")
         show(f"{args.rev_a} against {args.rev_b}: {len(results[0])} outputs, {differs} differ")
         return 1 if differs else 0
     finally:
