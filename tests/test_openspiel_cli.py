@@ -59,8 +59,8 @@ def test_shipped_imports_are_current(tmp_path: Path) -> None:
 
 
 def test_json_lines_read_as_json_reads_them(tmp_path: Path) -> None:
-    """The JSON lines are decoded by msgspec, and what it refuses by json as before
-    : a NaN or 1e400 in a field the import ignores still imports, trailing text
+    """The JSON lines are decoded by msgspec, and what it refuses by json as before:
+    a NaN or 1e400 in a field the import ignores still imports, trailing text
      and a tab inside a string are json's errors, word for word."""
     good = (SAMPLES / "histories.openspiel.txt").read_text().splitlines()[0]
     obj = json.loads(good)

@@ -107,8 +107,8 @@ DECODED_TYPES: Final = frozenset({Play, Draw, Pass, SuitChoice, Call})
 """The events kept decoded: the turn's short, repeated ones (a header, a deal, a
 reshuffle, a penalty or a round's end is rarely repeated and is never kept), and only
 those without a ``seq``: the driver reads an event's ``seq`` (a generic attribute look-up
-from the compiled build) only for a line it decodes, a kept line has none to check
-. A log with ``seq`` on every line keeps nothing and, judged, stops
+from the compiled build) only for a line it decodes, a kept line has none to check.
+A log with ``seq`` on every line keeps nothing and, judged, stops
 looking (:data:`DECODED_JUDGE`)."""
 
 

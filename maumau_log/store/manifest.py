@@ -374,8 +374,8 @@ def unreadable_file(dataset: str | os.PathLike[str]) -> tuple[str, str] | None:
     """The first published file that differs from its recorded SHA-256, else the first
     whose Parquet footer cannot be read, as ``(path, why)``.
 
-    Used, after a query over the dataset failed, to name the damaged file (item
-    2): a reader may fail on a changed file before the checksum gate of its table has run
+    Used, after a query over the dataset failed, to name the damaged file: a
+    reader may fail on a changed file before the checksum gate of its table has run
     (:func:`checked_scan`).
 
     Args:
