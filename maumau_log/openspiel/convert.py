@@ -20,12 +20,12 @@ never drawn in canonical order (card id order: 2C 2D 2H 2S 3C ...). Every draw i
 checked against the stock top. Starters that were 8s go back into the stock (OpenSpiel
 puts them back and turns again); they are listed in ``game.meta.openspiel_redealt``.
 
-The compiled build (``hatch_build.EXTRA``; ``MAUMAU_LOG_PURE_PYTHON=1`` runs the same source
-as Python) shapes the hot loops here, once for the whole module: list items are
-decremented as ``x[i] = x[i] - 1`` (typed int arithmetic, where ``-=`` is a generic
-in-place call), methods such as ``append`` are called on the object (a direct C call,
-not a bound-method local), and scans over the 52 card ids are plain loops (no slices or
-generic ``max``/``compress``).
+The conversion runs compiled with the port (``hatch_build.EXTRA``), and is written for it
+once here rather than per line: the pack's and a hand's counts are lowered as
+``pack[c] = pack[c] - 1`` (``-=`` on a list item is a generic call compiled), events are
+added by ``events.append`` (a direct C call, where a bound-method local is a Python
+call), and the cards left are listed by one typed pass over the 52 ids, no generic
+``max`` or ``compress``.
 """
 
 from __future__ import annotations

@@ -26,12 +26,12 @@ Legality has one source, :meth:`CrazyEightsState.is_legal`: :meth:`~CrazyEightsS
 asks it about the one action given (constant time), :meth:`~CrazyEightsState.legal_actions`
 lists the actions it allows, and :meth:`~CrazyEightsState.why_illegal` explains a refusal.
 
-The compiled build (``hatch_build.EXTRA``; ``MAUMAU_LOG_PURE_PYTHON=1`` runs the same source
-as Python) shapes the hot loops here, once for the whole module: list items are
-decremented as ``x[i] = x[i] - 1`` (typed int arithmetic, where ``-=`` is a generic
-in-place call), methods such as ``append`` are called on the object (a direct C call,
-not a bound-method local), and scans over the 52 card ids are plain loops (no slices or
-generic ``max``/``compress``).
+Compiled (``hatch_build.EXTRA``; ``MAUMAU_LOG_PURE_PYTHON=1`` runs this source as Python),
+so written for the compiled build once here rather than per line: a card count is
+lowered as ``deck[c] = deck[c] - 1`` (typed int arithmetic; ``-=`` on a list item is a
+generic in-place call), :meth:`~CrazyEightsState.apply_all` calls the state's methods on
+``self`` (direct C calls; a bound-method local boxes the arguments), and the test for a
+playable card is a loop over four suits, not a slice.
 """
 
 from __future__ import annotations
