@@ -1,4 +1,4 @@
-"""A/B of the runners (issue 11): two checkouts, the same commands, interleaved in one run.
+"""A/B of the runners: two checkouts, the same commands, interleaved in one run.
 
 Each command runs as a whole process (``python -m maumau_log``-like, in the checkout given)
 and reports its wall time and the CPU seconds (user + sys) of the parent process and of

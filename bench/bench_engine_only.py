@@ -1,4 +1,4 @@
-"""Benchmark: the engine alone, on events decoded in memory (issue 12, session 5).
+"""Benchmark: the engine alone, on events decoded in memory.
 
 Run by hand (not in the tests):
 
@@ -12,7 +12,7 @@ replay), resolves each game's ruleset once, then times, ``ROUNDS`` times (defaul
 each tree, interleaved; ``MAUMAU_LOG_PURE_PYTHON=1`` for the pure build. Rounds of a match
 are replayed as lone rounds (the benchmark file has none).
 
-Until session 7 it read the games by swapping a recorder in for ``replay.Engine``; the
+An earlier version read the games by swapping a recorder in for ``replay.Engine``; the
 compiled driver calls the compiled engine directly, so that recorded nothing there
 ("games=0"): the reading now goes through no engine at all.
 """

@@ -1,4 +1,4 @@
-"""Ingest and stats benchmark (issue 3); run by hand, not by the tests.
+"""Ingest and stats benchmark; run by hand, not by the tests.
 
     python bench/bench_ingest.py --games 20000
 

@@ -1,4 +1,4 @@
-"""Benchmark: OpenSpiel's C++ engine against our import and validate (issues 10 and 12).
+"""Benchmark: OpenSpiel's C++ engine against our import and validate.
 
 Run by hand (not in the tests; needs ``pip install open-spiel``, a dev dependency):
 
@@ -19,12 +19,12 @@ Run by hand (not in the tests; needs ``pip install open-spiel``, a dev dependenc
    - ``import``: ``maumau-log import openspiel HISTORIES --out LOG``;
    - ``validate``: ``maumau-log validate LOG``;
    - ``import --validate``: ``maumau-log import openspiel HISTORIES --out LOG --validate``,
-     the same two steps in one process (one start-up; issue 12);
+     the same two steps in one process (one start-up);
    - the start-up floors: ``python -c pass`` and ``maumau-log import openspiel --help``;
    - with ``--baseline DIR`` (another checkout of the project, e.g. ``git archive`` of an
      older commit), the import and validate of that code too, for before/after figures in
      one run.
-3. The ratios: import / validate (issue 10 target: below 1) and, for issue 12's target
+3. The ratios: import / validate (target: below 1) and, for the target
    (at most 3), both ways: the two processes' sum (import + validate) / pyspiel, and the
    single process (import --validate) / pyspiel. pyspiel's figure is its whole process
    too: Python's start-up, ``import pyspiel`` (a 30 MB extension module) and the re-apply.
@@ -162,7 +162,7 @@ def profile(histories: Path, top: int, tree: Path, label: str) -> None:
 def byte_compile(tree: Path) -> None:
     """Write the bytecode caches of ``tree``'s package, as an install does: with
     ``PYTHONDONTWRITEBYTECODE`` set (this machine's shells set it), every timed process
-    would otherwise compile each module from source at start-up (issue 12: 0.1 s of a
+    would otherwise compile each module from source at start-up (0.1 s of a
     0.3 s start-up)."""
     import compileall
 
@@ -283,17 +283,11 @@ def main() -> None:
         return ", ".join(out)
 
     print("ratios (of the minima):")
-    print(
-        f"  import / validate               : {ratio(['import'], ['validate'])}  "
-        "(issue 10: below 1)"
-    )
-    print(
-        f"  (import + validate) / pyspiel   : {ratio(['import', 'validate'], [PS])}  "
-        "(issue 12: at most 3)"
-    )
+    print(f"  import / validate               : {ratio(['import'], ['validate'])}  (below 1)")
+    print(f"  (import + validate) / pyspiel   : {ratio(['import', 'validate'], [PS])}  (at most 3)")
     print(
         f"  (import --validate) / pyspiel   : {ratio(['import --validate'], [PS])}  "
-        "(issue 12, one process: at most 3)"
+        "(one process: at most 3)"
     )
     print(f"  import / pyspiel                : {ratio(['import'], [PS])}")
     print(f"  validate / pyspiel              : {ratio(['validate'], [PS])}")

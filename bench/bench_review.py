@@ -1,4 +1,4 @@
-"""Review speed and the Monte Carlo bot's own mistakes (issue 14, items 3 and 5; run by hand).
+"""Review speed and the Monte Carlo bot's own mistakes (run by hand).
 
 Plays ``--games`` seeded rounds of ``--ruleset`` between the Monte Carlo bot (seat p1,
 ``--mc-rollouts``) and the random bot (p2), then reviews every decision with K = 100

@@ -1,4 +1,4 @@
-"""Peak memory of a whole command, the parent process apart from its workers (issue 11).
+"""Peak memory of a whole command, the parent process apart from its workers.
 
 ``/usr/bin/time -v`` reports the largest process of a run, which for ``--jobs 2`` is often a
 worker; what grows with the number of games is the parent. This runs a command, polls

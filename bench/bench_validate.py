@@ -1,4 +1,4 @@
-"""Benchmark: validation against the decode-only floor, pure Python and compiled (issue 12).
+"""Benchmark: validation against the decode-only floor, pure Python and compiled.
 
 Run by hand (not in the tests):
 
@@ -19,15 +19,15 @@ included, as a user runs ``validate``):
 5. the command a user runs, ``maumau-log validate --jobs 1 FILE`` (one core; the
    build there is: compiled when present), as a whole process: start-up (typer, rich),
    the shard plan, ``run_shard`` with its per-line content digest, and the summary;
-6. optionally a baseline source tree (``--baseline DIR``, e.g. the commit before issue 12
+6. optionally a baseline source tree (``--baseline DIR``, e.g. the commit before the engine package
    unpacked with ``git archive``), for a before/after in the same run.
 
 Per core means CPU time (user + system of the child process): on a shared machine the wall
 time also counts other processes. Each measurement is the best of ``--repeat`` runs. Peak
 RSS of validate is measured at a quarter of the games and at all of them (flat in games).
 
-Targets (issue 12): compiled validate >= 600,000 events/s on one core, within 5x of the
-floor; pure Python >= 1.5x the engine before issue 12.
+Targets: compiled validate >= 600,000 events/s on one core, within 5x of the
+floor; pure Python >= 1.5x the single-module engine (d203945).
 """
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ def run(code: str, path: Path, env: dict[str, str]) -> dict[str, float]:
 
     It runs in :data:`OUT`, which holds no ``maumau_log``: ``python -c`` puts its working
     folder first on ``sys.path``, before ``PYTHONPATH``, so a run started in a checkout
-    imported that checkout's code whatever ``env`` said (until session 7 every "before"
+    imported that checkout's code whatever ``env`` said (in earlier versions every "before"
     replay row run from the project's folder timed this checkout's code, not the
     baseline's)."""
     t = time.perf_counter()
@@ -133,7 +133,8 @@ def run(code: str, path: Path, env: dict[str, str]) -> dict[str, float]:
 
 def has_jobs(env: dict[str, str]) -> bool:
     """True when the checkout of ``env`` has ``validate --jobs`` (a baseline from before
-    issue 11, such as d203945, the engine before issue 12, has not: it runs on one core)."""
+    the parallel runners, such as d203945, the single-module engine, has not: it runs on
+    one core)."""
     res = subprocess.run(
         [sys.executable, "-m", "maumau_log", "validate", "--help"],
         capture_output=True, text=True, env=env, cwd=OUT,
@@ -145,7 +146,7 @@ def run_cli(path: Path, env: dict[str, str]) -> dict[str, float]:
     """``maumau-log validate --jobs 1 FILE`` (without ``--jobs`` where the checkout has no
     such option) as a whole process: its CPU seconds, wall seconds and peak RSS, from its
     own rusage (``os.wait4``: the children's rusage would give the largest child so far,
-    which until session 9 reported the baseline's peak on this row); exit 0 or 1
+    which earlier versions reported the baseline's peak on this row); exit 0 or 1
     (violations) are both a finished run."""
     jobs = ["--jobs", "1"] if has_jobs(env) else []
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
@@ -206,7 +207,7 @@ def main() -> None:
     pure_env = env_for(ROOT, True)
     driver = best(DRIVER, path, pure_env, args.repeat)
     driver_before = None
-    # the driver row needs the engine package (a baseline from before issue 12 has engine.py)
+    # the driver row needs the engine package (an older baseline has a single engine.py)
     if args.baseline is not None and (args.baseline / "maumau_log/engine/core.py").exists():
         driver_before = best(DRIVER, path, env_for(args.baseline.resolve(), True), args.repeat)
     rows.append(("validate, pure Python", best(VALIDATE, path, pure_env, args.repeat), None))

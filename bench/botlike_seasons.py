@@ -1,4 +1,4 @@
-"""The audit's bot-likeness test on simulated seasons (issue 14, item 4; run by hand).
+"""The audit's bot-likeness test on simulated seasons (run by hand).
 
 A season: ``--games`` rounds of ``--ruleset`` at tables of 2, drawn from a pool of
 ``--club`` club players (greedy half the time, random otherwise) and one more player,

@@ -1,4 +1,4 @@
-"""One-off differential run: the engine against OpenSpiel's ``crazy_eights`` (issue 4).
+"""One-off differential run: the engine against OpenSpiel's ``crazy_eights``.
 
 Run by hand (not in the tests; needs ``pip install open-spiel``):
 

@@ -1,4 +1,4 @@
-"""Where ``ingest --jobs N`` spends its CPU, per phase (issue 11, session 7): one instrumented run.
+"""Where ``ingest --jobs N`` spends its CPU, per phase: one instrumented run.
 
 Runs :func:`maumau_log.run.ingest.ingest` in this process with the checkout on ``PYTHONPATH``
 and records the CPU seconds (``time.process_time`` in a worker, which runs one shard at a

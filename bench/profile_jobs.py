@@ -1,4 +1,4 @@
-"""Where ``validate --jobs N`` spends its time beside the replay (issue 11): one instrumented run.
+"""Where ``validate --jobs N`` spends its time beside the replay: one instrumented run.
 
 Runs ``maumau-log validate --jobs N PATHS`` in this process with the checkout on
 ``PYTHONPATH``, and records, per shard, the worker's CPU seconds for the shard function

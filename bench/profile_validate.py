@@ -1,4 +1,4 @@
-"""Profile: the top entries of a validation, before and after (issue 12's closing note).
+"""Profile: the top entries of a validation, before and after.
 
 Run by hand (not in the tests):
 
@@ -19,7 +19,7 @@ prints the top entries:
   ``CPyDef_<module>___<function>``, the interpreter's are ``_PyEval_EvalFrameDefault`` and
   its helpers.
 
-A tree is a checkout or a ``git archive`` of one (e.g. d203945, the engine before issue 12).
+A tree is a checkout or a ``git archive`` of one (e.g. d203945, the single-module engine).
 """
 
 from __future__ import annotations

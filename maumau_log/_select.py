@@ -1,10 +1,10 @@
-"""Choose between the compiled and the pure-Python modules (issue 12).
+"""Choose between the compiled and the pure-Python modules.
 
 The compiled build (mypyc, ``hatch_build.py``) puts extension modules beside the ``.py``
 files of the engine package and of :data:`EXTRA` (the OpenSpiel port and conversion, the
 fair shuffle, the round scores and match totals, the replay driver); Python imports an
 extension module before the source of the same name. With ``MAUMAU_LOG_PURE_PYTHON=1`` in
-the environment, a finder placed first on ``sys.meta_path`` loads those modules from their
+the environment, an import hook placed first on ``sys.meta_path`` loads those modules from their
 ``.py`` source instead, so CI runs the whole suite against both builds from one install. An
 extension older than its ``.py`` file (the source was edited or merged after the build)
 would run stale code: then every compilable module runs from source, with a warning (rebuild
@@ -44,7 +44,7 @@ driver and its per-game checks and report (``hatch_build.EXTRA`` lists the same)
 INLINED = ("cards.py", "openspiel/actions.py")
 """Interpreted modules (under ``maumau_log/``) whose ``Final`` constants the compiled modules
 copy at build time (mypyc inlines a ``Final`` literal of an imported module): an extension
-older than one of them holds its old values, so it is stale too (session 6 review)."""
+older than one of them holds its old values, so it is stale too."""
 PURE = os.environ.get("MAUMAU_LOG_PURE_PYTHON", "") not in ("", "0")
 
 
@@ -64,7 +64,7 @@ def source_of(name: str) -> Path | None:
 
 
 class _SourceFirst:
-    """A meta path finder: the compilable modules from their ``.py`` files."""
+    """A ``sys.meta_path`` entry: the compilable modules from their ``.py`` files."""
 
     @staticmethod
     def find_spec(
@@ -81,7 +81,7 @@ def _stale() -> list[str]:
     """Sources newer than the compiled build: a compiled module's ``.py`` newer than its
     extension, or one of :data:`INLINED` newer than the oldest extension (paths relative to
     ``maumau_log/``). Runs at every start-up: plain ``os`` calls on path strings, no
-    ``Path`` objects (issue 12)."""
+    ``Path`` objects."""
     out = []
     oldest: float | None = None
     folders = {"engine"} | {"/".join(n.split(".")[1:-1]) for n in EXTRA}  # "": the package
@@ -131,7 +131,7 @@ if not PURE and in_source_tree(ROOT):
         )
         PURE = True
 if PURE and not any(isinstance(f, _SourceFirst) for f in sys.meta_path):
-    # imported before the finder is in place (it uses them): only a pure run needs them
+    # imported before the hook is in place (it uses them): only a pure run needs them
     import importlib.machinery
     import importlib.util
 

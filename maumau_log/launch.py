@@ -13,7 +13,7 @@ import sys
 
 QUICK_EXIT = frozenset({"validate", "import"})
 """Commands whose process ends without the interpreter's teardown (freeing every module
-and object one by one: 1-2.5% of their instructions, issue 12). They write their files in
+and object one by one: 1-2.5% of their instructions). They write their files in
 ``with`` blocks, so nothing is left to flush but stdout and stderr."""
 
 _CODE: list[int] = []
@@ -42,7 +42,7 @@ def run() -> None:
     The collector is off from before the command line's imports (typer, rich, the command's
     modules: start-up makes only objects that live to the end of the process) until
     :func:`maumau_log.cli.main` has built the command tree, frozen what start-up made and
-    turned it back on (issue 12: the collections during the CLI's imports were ~3% of a
+    turned it back on (the collections during the CLI's imports were ~3% of a
     short command's instructions). A command of :data:`QUICK_EXIT` skips the teardown (see
     :func:`_quick_exit`) when no exit handler was registered before this one, so it runs
     after all of them.

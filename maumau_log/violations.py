@@ -1,7 +1,7 @@
-"""Violation codes and the violation record (issue 2, item 5).
+"""Violation codes and the violation record.
 
 Codes are stable: logs, scripts and datasets key on them. Each code's meaning is in
-:data:`CODES` and in the README's table.
+:data:`CODES` and in docs/reference/violations.md.
 """
 
 from __future__ import annotations

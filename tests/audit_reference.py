@@ -1,4 +1,4 @@
-"""The audit as it was before its accumulators (issue 11): the reference the streaming
+"""The audit as it was before its accumulators: the reference the streaming
 audit is compared with in ``test_audit_scale.py``, kept only here.
 
 :func:`_in_memory_collect` read the whole ``events`` table, sorted and grouped it by game,

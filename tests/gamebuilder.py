@@ -4,12 +4,16 @@ Events are plain JSON-able dicts, exactly as a log line would hold them. :func:`
 writes them as a JSON Lines file and runs the real :class:`~maumau_log.replay.driver.Replayer`, so
 the violation code and its ``event_index`` (header = 0) are what ``validate`` reports;
 :func:`engine_after` applies events to an :class:`~maumau_log.engine.Engine` to read
-``view()`` at a chosen point.
+``view()`` at a chosen point. Helpers the test modules share live here once:
+:func:`prefix_ok`, :func:`one_line_error`, :func:`simulated_lines` (a simulated game's lines
+with header fields changed) and :func:`random_history` (an OpenSpiel history played at
+random).
 """
 
 from __future__ import annotations
 
 import json
+import random
 import tempfile
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -18,8 +22,10 @@ from typing import Any
 
 import msgspec
 
+from maumau_log.bots.sim import simulate
 from maumau_log.engine import Engine
-from maumau_log.events import Game, decode_event
+from maumau_log.events import Game, decode_event, encode_event
+from maumau_log.openspiel import CrazyEightsState, GameParams
 from maumau_log.replay.driver import GameReport, Replayer
 from maumau_log.rules import resolve
 
@@ -183,3 +189,38 @@ def engine_after(events: Sequence[Ev]) -> Engine:
 def view_after(events: Sequence[Ev]) -> dict[str, Any]:
     """``Engine.view()`` after the events."""
     return engine_after(events).view()
+
+
+def prefix_ok(events: Sequence[Ev]) -> None:
+    """Every event is accepted; the only complaint is the missing round_end at the end."""
+    assert replay(events) == ("round_not_finished", len(events))
+
+
+def one_line_error(result: Any, text: str) -> None:
+    """A CLI result refused as a usage error: exit 2, ``text`` in its output, no traceback."""
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    assert text in result.output
+
+
+# --------------------------------------------------------------------------------------
+# Simulated games and OpenSpiel histories
+
+
+def simulated_lines(seed: int = 5, **header: Any) -> list[bytes]:
+    """The JSON lines of one simulated ``classic`` game for two players, its header's fields
+    replaced by ``header`` (e.g. ``game_id="x"``, ``started_at="yesterday"``)."""
+    lines = [encode_event(ev) for ev in next(simulate("classic", 2, 1, seed))]
+    head = json.loads(lines[0])
+    head.update(header)
+    return [json.dumps(head).encode(), *lines[1:]]
+
+
+def random_history(params: GameParams, seed: int, cut: int | None = None) -> list[int]:
+    """An OpenSpiel ``crazy_eights`` action history played at random by the port (stopped
+    after ``cut`` actions when given, else played to its end)."""
+    rng = random.Random(seed)
+    state = CrazyEightsState(params)
+    while not state.is_terminal() and (cut is None or len(state.history) < cut):
+        state.apply(rng.choice(state.legal_actions()))
+    return state.history

@@ -1,4 +1,4 @@
-"""The audit (issue 7, items 2 and 4): known-answer statistics, planted biases, false flags.
+"""The audit: known-answer statistics, planted biases, false flags.
 
 Pipeline: simulate (``sim_bias``) -> a .jsonl in tmp_path -> ``records.ingest`` -> ``audit``.
 """

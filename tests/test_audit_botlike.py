@@ -1,4 +1,4 @@
-"""The audit's bot-likeness test (issue 14, item 4): the statistic by hand, the hook."""
+"""The audit's bot-likeness test: the statistic by hand, the hook."""
 
 from __future__ import annotations
 

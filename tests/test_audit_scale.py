@@ -1,4 +1,4 @@
-"""Issue 11: the audit's running accumulators give the same findings and p-values as the
+"""The audit's running accumulators give the same findings and p-values as the
 in-memory audit they replaced, on a few thousand games.
 
 ``tests/audit_reference.py`` is the old audit (whole events table in memory, every game's

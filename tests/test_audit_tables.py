@@ -1,4 +1,4 @@
-"""Issue 11: the audit from the facts the ingest recorded equals the audit by replay.
+"""The audit from the facts the ingest recorded equals the audit by replay.
 
 The dataset mixes several presets, table sizes, option variants, match rounds, timed bots,
 a quitter, a peeking player, invalid games and a compacted part. The audit is run three

@@ -1,4 +1,4 @@
-"""Malformed input gives located errors, never a traceback (issue 2, Done-when).
+"""Malformed input gives located errors, never a traceback.
 
 "Malformed input (broken JSON line, truncated file, wrong types, unknown event type, a 10 MB
 line, an empty file, a binary file) gives a located error and exit 1 or 2, never a
@@ -41,7 +41,7 @@ GAMES: list[list[bytes]] = [
     [encode_event(e) for e in g] for g in simulate("standard", 2, 3, 35)
 ]  # fmt: skip
 A, B, C = GAMES
-ID_A, ID_B, ID_C = (f"sim-standard-2p-35-{k:06d}" for k in range(3))  # issue 15 ids
+ID_A, ID_B, ID_C = (f"sim-standard-2p-35-{k:06d}" for k in range(3))  # ruleset-players-seed
 K = 5  # the event of B that the bad thing replaces or precedes
 
 
@@ -287,7 +287,7 @@ def test_blank_lines_between_events_keep_line_numbers(tmp_path: Path) -> None:
 
 
 def test_binary_file(tmp_path: Path) -> None:
-    # issue 15: a binary file is unreadable input (exit 2 when nothing else was read), not
+    # a binary file is unreadable input (exit 2 when nothing else was read), not
     # one invalid game
     path = tmp_path / "image.jsonl"
     path.write_bytes(bytes.fromhex("89504e470d0a1a0a0000000d49484452") + bytes(range(256)) * 8)
@@ -490,7 +490,7 @@ def test_directory_with_a_mix(tmp_path: Path) -> None:
     (d / "sub" / "f_good.jsonl.zst").write_bytes(zstandard.ZstdCompressor().compress(jsonl(C)))
     rc, doc, _ = validate(str(d))
     assert rc == 1
-    (binary,) = doc["unreadable"]  # issue 15: unreadable input, not a game
+    (binary,) = doc["unreadable"]  # unreadable input, not a game
     assert binary.startswith(str(d / "c_binary.jsonl") + ": not a text log")
     found = {(Path(v["file"]).name, v["code"], v["game_id"]) for v in doc["violations"]}
     assert found == {
@@ -518,7 +518,7 @@ def test_missing_path_exits_2(tmp_path: Path) -> None:
 
 
 def test_unopenable_file_in_a_directory_exits_1_beside_good_games(tmp_path: Path) -> None:
-    # issue 15: unreadable input is exit 2 when nothing else was read, else 1
+    # unreadable input is exit 2 when nothing else was read, else 1
     (tmp_path / "good.jsonl").write_bytes(jsonl(A))
     os.symlink(tmp_path / "gone.jsonl", tmp_path / "dangling.jsonl")
     rc, doc, _ = validate(str(tmp_path))

@@ -1,4 +1,4 @@
-"""Bots (issue 14): determinization, the bot table, the policies, the ladder."""
+"""Bots: determinization, the bot table, the policies, the ladder."""
 
 from __future__ import annotations
 
@@ -229,7 +229,7 @@ def test_ladder_figures_do_not_depend_on_jobs() -> None:
     assert [p.to_dict() for p in one] == [p.to_dict() for p in two]
 
 
-# ---------------------------------------------------------------- one source (session 3)
+# ---------------------------------------------------------------- one source
 
 
 def _digest(games) -> str:
@@ -254,7 +254,7 @@ def test_the_simulator_plays_through_the_bot_table_and_its_files_did_not_change(
     assert issubclass(SimTable, BotTable) and Bot is SimulatorBot
     assert issubclass(SimulatorBot, RandomPolicy)
     assert _digest(simulate("classic", 2, 30, 5)) == "16a72babaec44edc"
-    # jump-ins; serbian's digest changed with issue 12's legal_actions fix (while a 2 of
+    # jump-ins; serbian's digest follows the legal_actions rule (while a 2 of
     # clubs is owed, ruling 8, the player to move's plays are listed too): ed621db629012b2c
     assert _digest(simulate("serbian", 4, 30, 5)) == "3828797b4c635a53"
     assert _digest(simulate_matches("classic", 3, 3, 7)) == "242055ea999bcc47"

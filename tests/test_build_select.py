@@ -1,4 +1,4 @@
-"""The compiled/pure-Python choice (issue 12, ``maumau_log/_select.py``): which modules the
+"""The compiled/pure-Python choice (``maumau_log/_select.py``): which modules the
 compiled build holds, that the build hook compiles the same list, and that
 ``MAUMAU_LOG_PURE_PYTHON=1`` loads every one of them from its ``.py`` source."""
 
@@ -62,7 +62,7 @@ def test_pure_python_switch_loads_the_port_and_engine_from_source() -> None:
 
 
 def test_an_inlined_module_edited_after_the_build_makes_it_stale(tmp_path: Path) -> None:
-    # session 6 review: mypyc copies Final literals of openspiel/actions.py and cards.py into
+    # mypyc copies Final literals of openspiel/actions.py and cards.py into
     # the compiled modules, so an edit of either after the build leaves them stale
     (tmp_path / "openspiel").mkdir()
     for m in _select.INLINED:

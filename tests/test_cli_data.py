@@ -1,4 +1,4 @@
-"""The dataset commands through typer's CliRunner (issue 3)."""
+"""The dataset commands through typer's CliRunner."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from gamebuilder import one_line_error
 from test_records import hand_games, write_log
 from typer.testing import CliRunner
 
@@ -13,11 +14,6 @@ import maumau_log.cli.data_cmds  # noqa: F401  (registers the commands)
 from maumau_log.cli import app
 
 runner = CliRunner()
-
-
-@pytest.fixture
-def logs(tmp_path: Path) -> Path:
-    return write_log(tmp_path / "hand.jsonl", hand_games())
 
 
 @pytest.fixture
@@ -31,13 +27,6 @@ def dataset(tmp_path: Path, logs: Path) -> Path:
     result = runner.invoke(app, ["ingest", str(logs), "--out", str(ds)])
     assert result.exit_code == 1, result.output  # g3 is invalid
     return ds
-
-
-def _one_line_error(result: object, text: str) -> None:
-    assert result.exit_code == 2, result.output  # type: ignore[attr-defined]
-    out = result.output  # type: ignore[attr-defined]
-    assert "Traceback" not in out
-    assert text in out
 
 
 def test_ingest_reports_and_is_idempotent(tmp_path: Path, valid_logs: Path, logs: Path) -> None:
@@ -104,13 +93,13 @@ def test_stats_csv_json_parquet(dataset: Path, tmp_path: Path) -> None:
 
 
 def test_stats_bad_input(dataset: Path, tmp_path: Path) -> None:
-    _one_line_error(runner.invoke(app, ["stats", str(tmp_path / "nope")]), "no such dataset")
+    one_line_error(runner.invoke(app, ["stats", str(tmp_path / "nope")]), "no such dataset")
     (tmp_path / "plain").mkdir()
-    _one_line_error(runner.invoke(app, ["stats", str(tmp_path / "plain")]), "not a maumau-log")
-    _one_line_error(runner.invoke(app, ["stats", str(dataset), "--since", "yesterday"]), "YYYY")
-    _one_line_error(runner.invoke(app, ["stats", str(dataset), "--format", "xml"]), "csv")
-    _one_line_error(runner.invoke(app, ["stats", str(dataset), "--by", "colour"]), "seat")
-    _one_line_error(
+    one_line_error(runner.invoke(app, ["stats", str(tmp_path / "plain")]), "not a maumau-log")
+    one_line_error(runner.invoke(app, ["stats", str(dataset), "--since", "yesterday"]), "YYYY")
+    one_line_error(runner.invoke(app, ["stats", str(dataset), "--format", "xml"]), "csv")
+    one_line_error(runner.invoke(app, ["stats", str(dataset), "--by", "colour"]), "seat")
+    one_line_error(
         runner.invoke(app, ["stats", str(dataset), "--format", "parquet"]), "needs --out"
     )
 
@@ -121,7 +110,7 @@ def test_game_view(dataset: Path) -> None:
     text = result.stdout
     assert "State after event 13 of 22" in text and "play by ana QD" in text
     assert "10C AS 10S QS AC 7S" in text  # ben's hand, rebuilt
-    # the result table says who won in words, not Python's True/False (fresh tester)
+    # the result table says who won in words, not Python's True/False
     rows = [ln.split() for ln in text.splitlines() if ln.split()[1:2] in (["ana"], ["ben"])]
     assert [r[:3] for r in rows if r[0] in ("0", "1")] == [["0", "ana", "yes"], ["1", "ben", "no"]]
     assert "True" not in text and "False" not in text
@@ -138,11 +127,11 @@ def test_game_view(dataset: Path) -> None:
 
 
 def test_game_bad_input(dataset: Path, tmp_path: Path) -> None:
-    _one_line_error(runner.invoke(app, ["game", str(dataset), "nope"]), "no game 'nope'")
-    _one_line_error(
+    one_line_error(runner.invoke(app, ["game", str(dataset), "nope"]), "no game 'nope'")
+    one_line_error(
         runner.invoke(app, ["game", str(dataset), "g1", "--at", "99"]), "--at takes 0..22, not 99"
     )
-    _one_line_error(runner.invoke(app, ["game", str(tmp_path / "x"), "g1"]), "no such dataset")
+    one_line_error(runner.invoke(app, ["game", str(tmp_path / "x"), "g1"]), "no such dataset")
 
 
 def test_query(dataset: Path) -> None:
@@ -170,12 +159,12 @@ def test_query(dataset: Path) -> None:
 
 
 def test_query_bad_input(dataset: Path, tmp_path: Path) -> None:
-    _one_line_error(runner.invoke(app, ["query", str(dataset), "SELEC nothing"]), "bad query")
-    _one_line_error(
+    one_line_error(runner.invoke(app, ["query", str(dataset), "SELEC nothing"]), "bad query")
+    one_line_error(
         runner.invoke(app, ["query", str(dataset), "SELECT nope FROM games"]), "bad query"
     )
-    _one_line_error(runner.invoke(app, ["query", str(dataset), "SELECT * FROM nope"]), "bad query")
-    _one_line_error(runner.invoke(app, ["query", str(tmp_path / "x"), "SELECT 1"]), "no such")
+    one_line_error(runner.invoke(app, ["query", str(dataset), "SELECT * FROM nope"]), "bad query")
+    one_line_error(runner.invoke(app, ["query", str(tmp_path / "x"), "SELECT 1"]), "no such")
 
 
 def test_analyze(
@@ -193,5 +182,5 @@ def test_analyze(
 
 
 def test_analyze_bad_input(tmp_path: Path) -> None:
-    _one_line_error(runner.invoke(app, ["analyze", str(tmp_path / "missing.jsonl")]), "missing")
+    one_line_error(runner.invoke(app, ["analyze", str(tmp_path / "missing.jsonl")]), "missing")
     assert not (tmp_path / "maumau-data").exists()

@@ -1,4 +1,4 @@
-"""Issue 11: ``compact`` merges small files, keeps every row and every answer, crash-safe."""
+"""``compact`` merges small files, keeps every row and every answer, crash-safe."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A dataset that checks itself and exit codes that tell the truth (issue 15, items 2 and 3):
+"""A dataset that checks itself and exit codes that tell the truth:
 checksums in the manifest, a size check on every read, ``verify``, full disks, the lock."""
 
 from __future__ import annotations
@@ -152,7 +152,7 @@ def test_verify_finds_tables_that_disagree(dataset: Path) -> None:
 
 def test_old_manifest_without_checksums_still_opens(dataset: Path) -> None:
     doc = json.loads((dataset / store.MANIFEST).read_text())
-    del doc["file_info"]  # as the version before issue 15 wrote it
+    del doc["file_info"]  # as a dataset written before file checksums were recorded
     (dataset / store.MANIFEST).write_text(json.dumps(doc))
     assert runner.invoke(app, ["stats", str(dataset), "--format", "json"]).exit_code == 0
     res = runner.invoke(app, ["verify", str(dataset)])
@@ -253,7 +253,7 @@ def test_os_errors_are_exit_2_not_internal_errors(
 
 def test_same_size_garbage_names_the_damaged_file(dataset: Path) -> None:
     """A file overwritten with garbage of the same size passes the size check; the error
-    names that file (fresh tester's finding, issue 15 item 2), exit 2."""
+    names that file , exit 2."""
     bad = _file(dataset, "events")
     bad.write_bytes(b"\x07" * bad.stat().st_size)
     res = runner.invoke(app, ["query", str(dataset), "select count(*) from events"])

@@ -17,7 +17,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-from test_records import hand_games, write_log
 from typer.testing import CliRunner
 
 import maumau_log.cli.audit_cmds
@@ -33,11 +32,6 @@ from maumau_log.store.paths import ENTRY, check_entry, parquet_files, remove_fil
 runner = CliRunner()
 
 LINK = "a symbolic link inside the dataset; maumau-log does not follow links"
-
-
-@pytest.fixture
-def logs(tmp_path: Path) -> Path:
-    return write_log(tmp_path / "hand.jsonl", hand_games())
 
 
 @pytest.fixture

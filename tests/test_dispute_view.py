@@ -1,4 +1,4 @@
-"""The dispute view takes the event number the report gave (issue 15, item 4)."""
+"""The dispute view takes the event number the report gave."""
 
 from __future__ import annotations
 

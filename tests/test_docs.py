@@ -343,7 +343,7 @@ CITATION_CASES = [
         "PRESETS.md ruling 14",
         ["match_target", "match_rounds", "scoring", "ruling-14"],
     ),
-    ("the .mm notation (docs/notation.md)", [None]),
+    ("the .mm notation (docs/reference/notation.md)", [None]),
     ("RULES.md 1 (cut); the kept cards are part of the hand", ["section-1"]),
 ]
 

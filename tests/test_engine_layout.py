@@ -1,4 +1,4 @@
-"""The engine package's shape (issue 12 "Done when"): a one-way import graph, modules under
+"""The engine package's shape: a one-way import graph, modules under
 about 600 lines, each naming the rules it implements, and the public API in place."""
 
 from __future__ import annotations

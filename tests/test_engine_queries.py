@@ -1,4 +1,4 @@
-"""The engine's questions agree with each other and change nothing (issue 12, step 0).
+"""The engine's questions agree with each other and change nothing.
 
 ``can_play`` (the one-card question), ``legal_plays`` (the distinct cards) and the plays in
 ``legal_actions`` come from one legality decision; they must agree at every step of every
@@ -150,14 +150,14 @@ def test_scoring_none_claimed_zero_scores_are_valid() -> None:
 
 
 def test_scoring_none_claimed_points_are_wrong_score() -> None:
-    # README "Decisions": under scoring = "none" every player scores 0 (ruling 13), so a
+    # PRESETS.md ruling 13: under scoring = "none" every player scores 0 (ruling 13), so a
     # log claiming KD's 10 points for the winner claims what the rules do not give
     assert replay(_none_round({"a": 10, "b": 0})) == ("wrong_score", 5)
     assert replay(_none_round({"a": 0})) == ("wrong_score", 5)  # b not listed
 
 
 def test_deepcopy_gives_an_independent_engine() -> None:
-    # bots (issue 14) look ahead on copy.deepcopy(engine); the original must not move
+    # bots look ahead on copy.deepcopy(engine); the original must not move
     events = next(simulate("classic", 3, 1, 11))
     header = events[0]
     assert isinstance(header, Game)
@@ -175,7 +175,7 @@ def test_deepcopy_gives_an_independent_engine() -> None:
 
 
 def test_pickle_round_trip() -> None:
-    # process pools and Ray ship reports with their engines (issue 11); both builds pickle
+    # process pools and Ray ship reports with their engines; both builds pickle
     import pickle
 
     events = next(simulate("classic", 3, 1, 11))

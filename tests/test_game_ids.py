@@ -1,4 +1,4 @@
-"""Duplicate and conflicting game ids in bounded memory (issue 11): the on-disk tally equals
+"""Duplicate and conflicting game ids in bounded memory: the on-disk tally equals
 the in-memory count, across files and shards, with any batch size."""
 
 from __future__ import annotations
@@ -8,15 +8,14 @@ import json
 from pathlib import Path
 
 import pytest
+from gamebuilder import simulated_lines
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 import maumau_log.api.validation
 import maumau_log.cli.replay_cmds
-from maumau_log.bots.sim import simulate
 from maumau_log.cli import app
-from maumau_log.events import encode_event
 from maumau_log.replay.game_ids import GameIdTally, repeated_in_memory
 from maumau_log.run.ingest import ingest
 from maumau_log.run.shard import plan_shards
@@ -94,21 +93,18 @@ def test_tally_equals_the_counter(
     )
 
 
-def _game(seed: int, game_id: str) -> list[bytes]:
-    lines = [encode_event(ev) for ev in next(simulate("classic", 2, 1, seed))]
-    head = json.loads(lines[0])
-    head["game_id"] = game_id
-    return [json.dumps(head).encode(), *lines[1:]]
-
-
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_validate_across_files_and_shards(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: str
 ) -> None:
     """Two files, the first cut into several shards: the copies and conflicts are found
     across shards and files, with the places of each content's first copy."""
-    a, b, c = _game(5, "x"), _game(6, "x"), _game(7, "y")
-    other = _game(8, "z")
+    a, b, c = (
+        simulated_lines(5, game_id="x"),
+        simulated_lines(6, game_id="x"),
+        simulated_lines(7, game_id="y"),
+    )
+    other = simulated_lines(8, game_id="z")
     first = [*a, *other, *c, *a]  # x at 1, z, y, x again (same content)
     one = tmp_path / "one.jsonl"
     one.write_bytes(b"\n".join(first) + b"\n")
@@ -144,7 +140,11 @@ def test_known_games_lookup_add_and_replace() -> None:
 def test_known_games_load_equals_known_games(tmp_path: Path) -> None:
     """Loaded from a dataset, the same entries as :func:`store.known_games`' dict."""
     logs = tmp_path / "logs.jsonl"
-    games = [_game(5, "p"), _game(6, "q"), _game(7, "r")]
+    games = [
+        simulated_lines(5, game_id="p"),
+        simulated_lines(6, game_id="q"),
+        simulated_lines(7, game_id="r"),
+    ]
     logs.write_bytes(b"\n".join(line for g in games for line in g) + b"\n")
     ingest([logs], tmp_path / "ds")
     want = known_games(tmp_path / "ds")
@@ -161,7 +161,11 @@ def test_ingest_duplicates_and_conflicts_across_shards_and_runs(
 ) -> None:
     """Repeats inside a shard, across shards and against the stored games of an earlier
     ingest: counted and reported as before the on-disk index (first copy wins)."""
-    a, a2, c = _game(5, "x"), _game(6, "x"), _game(7, "y")
+    a, a2, c = (
+        simulated_lines(5, game_id="x"),
+        simulated_lines(6, game_id="x"),
+        simulated_lines(7, game_id="y"),
+    )
     one = tmp_path / "one.jsonl"
     one.write_bytes(b"\n".join([*a, *a, *c, *a2]) + b"\n")
     first = ingest([one], tmp_path / "ds", shard_bytes=200)
@@ -170,7 +174,7 @@ def test_ingest_duplicates_and_conflicts_across_shards_and_runs(
     assert [(k.stored_file, k.stored_line) for k in first.conflicts] == [(str(one), 1)]
     assert first.game_ids == ["x", "x", "y", "x"]
     two = tmp_path / "two.jsonl"
-    two.write_bytes(b"\n".join([*c, *a2, *_game(8, "z")]) + b"\n")
+    two.write_bytes(b"\n".join([*c, *a2, *simulated_lines(8, game_id="z")]) + b"\n")
     again = ingest([two], tmp_path / "ds", keep_game_ids=False)
     assert (again.games, again.added, again.duplicates, len(again.conflicts)) == (3, 1, 1, 1)
     assert (again.conflicts[0].stored_file, again.conflicts[0].stored_line) == (str(one), 1)

@@ -1,4 +1,4 @@
-"""``game --try`` (issue 13, item 2): hypothetical moves agree with the engine's legal
+"""``game --try``: hypothetical moves agree with the engine's legal
 actions at every event of simulated games of every preset, and the sample disputes get
 the answers worked out by hand from the rules."""
 
@@ -59,7 +59,7 @@ def test_try_agrees_with_the_legal_actions_at_every_event(
 
 
 def test_every_preset_agrees_with_the_legal_actions() -> None:
-    # the property above samples presets; this pins each one at least once (issue 12)
+    # the property above samples presets; this pins each one at least once
     for preset in PRESET_NAMES:
         assert _agree(preset, 3, 7) > 0, preset
 
@@ -201,7 +201,7 @@ def test_a_split_penalty_is_not_in_legal_actions() -> None:
     empties the stock with one card still owed (ruling 10). Until the reshuffle and p2's
     last penalty card, no turn action is legal: p4, to move, may not draw (it is not p2's
     turn either), so legal_actions is empty and the "what was legal" text names what
-    must come (issue 12: turn_check and legal_actions share legality.turn_blocked)."""
+    must come (turn_check and legal_actions share legality.turn_blocked)."""
     events = next(simulate("classic", 4, 1, 1122218197))
     header = events[0]
     assert isinstance(header, Game)
@@ -251,7 +251,7 @@ def test_legal_actions_while_a_draw_previous_is_owed() -> None:
 
 
 def test_at_the_header_the_legal_answer_is_the_deal() -> None:
-    """Session-4 leftover: ``--at 0 --try`` (the state after the header, before the deal)
+    """``--at 0 --try`` (the state after the header, before the deal)
     said "nothing (the round is over)"; what is legal there is the deal itself."""
     f = str(
         Path(__file__).resolve().parent.parent / "sample_logs/valid/classic_2p_handwritten.jsonl"

@@ -474,7 +474,7 @@ def test_tiny_chunks_and_limits_property(
 def test_line_runs_property(
     tmp_path: Path, texts: list[str], chunk: int, limit: int | None, final_newline: bool
 ) -> None:
-    """The replay's fast path (issue 12): ``iter_line_runs`` gives runs of consecutively
+    """The replay's fast path: ``iter_line_runs`` gives runs of consecutively
     numbered lines which, flattened by ``numbered``, are exactly ``iter_lines``'s items,
     whatever the read size, blank lines and line limit (LF endings: the all-at-once path)."""
     lines = [t.encode() for t in texts]

@@ -3,8 +3,8 @@
 A lone surrogate reaches a Python string from a JSON ``"\\ud800"`` escape read by
 :mod:`json` (msgspec refuses it: the line is ``bad_json``, but a header-looking line's game
 id is guessed with :mod:`json`) or from a file name whose bytes are not UTF-8. UTF-8 (a
-JSON document, a Parquet string, a terminal) cannot hold it. The rule (README "Hostile
-input"): where such text is reported or stored it becomes U+FFFD; the terminal shows it as
+JSON document, a Parquet string, a terminal) cannot hold it.
+The rule: where such text is reported or stored it becomes U+FFFD; the terminal shows it as
 a ``\\udXXX`` escape; the game it belongs to is reported with a located violation and the
 games around it are replayed and stored as usual.
 """

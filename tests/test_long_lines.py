@@ -1,5 +1,5 @@
 """Long lines: every runner cuts and reads the same games whatever the line lengths, and
-the shard planner's scan is linear in a line's length (README "The longest line").
+the shard planner's scan is linear in a line's length (docs/explanations/scale-and-ray.md).
 
 A line longer than the readers' limit (64 MiB; ``MAUMAU_LOG_MAX_LINE_BYTES`` sets another)
 is reported ``line_too_long`` at its line. If its first bytes look like a ``game`` header

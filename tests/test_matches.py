@@ -1,4 +1,4 @@
-"""Scores, rounds and matches (issue 6; RULESETS.md "Scoring systems"; PRESETS.md rulings
+"""Scores, rounds and matches (RULESETS.md "Scoring systems"; PRESETS.md rulings
 13-14): hand-computed score sheets for every scoring system, and whole matches whose
 claimed scores, totals or winner are wrong reported at the right round."""
 

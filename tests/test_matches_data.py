@@ -1,4 +1,4 @@
-"""Matches in the dataset (issue 6): the ``matches`` table, the running totals in
+"""Matches in the dataset: the ``matches`` table, the running totals in
 ``results``, ``stats --by match`` and the ``match`` command, against a score sheet counted
 by hand.
 
@@ -23,6 +23,7 @@ from typing import Any
 import polars as pl
 import pyarrow.parquet as pq
 import pytest
+from gamebuilder import one_line_error
 from test_records import hand_games, write_log
 from typer.testing import CliRunner
 
@@ -37,7 +38,7 @@ from maumau_log.store import matches as match_records
 
 runner = CliRunner()
 
-MID = "sim-classic-3p-3-m00000"  # issue 15: ruleset and players in simulated ids
+MID = "sim-classic-3p-3-m00000"  # ruleset and players in simulated ids
 GIDS = [f"{MID}-r00{k}" for k in (1, 2, 3)]
 PLAYERS = ["p1", "p2", "p3"]
 SCORES = [  # round_end.scores of rounds 1, 2, 3
@@ -292,27 +293,21 @@ def test_charts(tmp_path: Path) -> None:
     assert term.exit_code == 0 and "Running totals" in term.stdout and "█" in term.stdout
 
 
-def _one_line_error(result: Any, text: str) -> None:
-    assert result.exit_code == 2, result.output
-    assert "Traceback" not in result.output
-    assert text in result.output
-
-
 def test_match_bad_input(tmp_path: Path) -> None:
     ds = tmp_path / "ds"
     ingest([_write(tmp_path / "m.jsonl", _rounds())], ds)
-    _one_line_error(runner.invoke(app, ["match", str(ds), "nope"]), "no match 'nope'")
-    _one_line_error(runner.invoke(app, ["match", str(tmp_path / "x"), MID]), "no such dataset")
-    _one_line_error(runner.invoke(app, ["match", str(ds), MID, "--chart", "svg"]), "--chart must")
-    _one_line_error(runner.invoke(app, ["match", str(ds), MID, "--chart", "png"]), "needs --out")
-    _one_line_error(
+    one_line_error(runner.invoke(app, ["match", str(ds), "nope"]), "no match 'nope'")
+    one_line_error(runner.invoke(app, ["match", str(tmp_path / "x"), MID]), "no such dataset")
+    one_line_error(runner.invoke(app, ["match", str(ds), MID, "--chart", "svg"]), "--chart must")
+    one_line_error(runner.invoke(app, ["match", str(ds), MID, "--chart", "png"]), "needs --out")
+    one_line_error(
         runner.invoke(app, ["match", str(ds), MID, "--out", str(tmp_path / "a.png")]), "--out is"
     )
-    _one_line_error(
+    one_line_error(
         runner.invoke(app, ["match", str(ds), MID, "--chart", "terminal", "--json"]), "--json"
     )
     unwritable = tmp_path / "no-such-dir" / "a.png"
-    _one_line_error(
+    one_line_error(
         runner.invoke(app, ["match", str(ds), MID, "--chart", "png", "--out", str(unwritable)]),
         "cannot write",
     )
@@ -323,7 +318,7 @@ def test_match_bad_input(tmp_path: Path) -> None:
     for r in rounds:  # the same games without match ids: no matches table
         r[0] = r[0].__class__(**{**_fields(r[0]), "match_id": None, "round": None})
     ingest([_write(games, [[e for e in r if not isinstance(e, MatchEnd)] for r in rounds])], plain)
-    _one_line_error(runner.invoke(app, ["match", str(plain), MID]), "no matches table")
+    one_line_error(runner.invoke(app, ["match", str(plain), MID]), "no matches table")
 
 
 def _fields(ev: Event) -> dict[str, Any]:
@@ -355,7 +350,7 @@ def test_a_dataset_written_before_matches(tmp_path: Path) -> None:
         )
         == []
     )
-    _one_line_error(runner.invoke(app, ["match", str(ds), MID]), "no matches table")
+    one_line_error(runner.invoke(app, ["match", str(ds), MID]), "no matches table")
 
     ingest([_write(tmp_path / "b.jsonl", rounds[2:])], ds)
     assert _match_row(ds) == MATCH_ROW

@@ -1,4 +1,4 @@
-"""Messages and rule citations (issue 10, item 2): each violation's ``rule`` names the option
+"""Messages and rule citations: each violation's ``rule`` names the option
 or ruling really broken, and its ``message`` states the fact that decided it. The texts are
 asserted whole, since they are what a player reads in a dispute."""
 

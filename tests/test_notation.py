@@ -1,4 +1,4 @@
-"""The .mm notation (issue 13, item 3): hand-checked parses, located syntax errors, the
+"""The .mm notation: hand-checked parses, located syntax errors, the
 round trip over every sample log and simulated games of every preset, ``convert`` both
 ways and ``validate`` reading the notation directly."""
 

@@ -1,4 +1,4 @@
-"""OpenSpiel ``crazy_eights`` import and the differential test against OpenSpiel (issue 4).
+"""OpenSpiel ``crazy_eights`` import and the differential test against OpenSpiel.
 
 The tests without ``pyspiel`` check the decoding, the input formats, the located errors and
 the CLI on the shipped sources in ``sample_logs/openspiel/``. The tests with ``pyspiel``
@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from gamebuilder import random_history
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -48,7 +49,7 @@ SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs" / "openspiel"
 runner = CliRunner()
 
 # Two minimal histories (found by a seeded search) where the engine as it is parts from
-# OpenSpiel; each is fixed by one of the engine changes proposed in the issue 4 report.
+# OpenSpiel; each is fixed by one of the engine changes proposed by the differential test.
 # 1. a 2 played on an empty stock (no reshuffle) draws nothing in OpenSpiel, and the next
 #    player plays as usual; the engine makes a pending draw that lapses and costs the next
 #    player the turn.
@@ -81,14 +82,6 @@ def _run(*args: str) -> Any:
 
 def _replay(events: list[dict[str, Any]]) -> Any:
     return replay_events([decode_event(dumps_event(e)) for e in events])[0]
-
-
-def _random_history(params: GameParams, seed: int) -> list[int]:
-    rng = random.Random(seed)
-    state = CrazyEightsState(params)
-    while not state.is_terminal():
-        state.apply(rng.choice(state.legal_actions()))
-    return state.history
 
 
 # -- decoding (no pyspiel) -------------------------------------------------------------------
@@ -138,7 +131,7 @@ def test_options_map_the_parameters() -> None:
 
 def test_imported_game_shape() -> None:
     params = GameParams(players=3, use_special_cards=True, reshuffle=True)
-    events = history_to_events(params, _random_history(params, 3), "g1", returns="field")
+    events = history_to_events(params, random_history(params, 3), "g1", returns="field")
     header, deal, end = events[0], events[1], events[-1]
     assert header["ruleset"] == "crazy-eights" and header["players"] == ["p0", "p1", "p2"]
     assert header["meta"]["openspiel_game"] == params.game_string()
@@ -155,7 +148,7 @@ def test_port_games_validate(special: bool, reshuffle: bool) -> None:
     """Games played by the port (no pyspiel needed) validate clean."""
     for seed in range(40):
         params = GameParams(2 + seed % 4, (1, 2, 5)[seed % 3], 100, special, reshuffle)
-        d = engine_disagreement(params, _random_history(params, seed))
+        d = engine_disagreement(params, random_history(params, seed))
         assert d is None, (params, seed, str(d))
 
 
@@ -225,7 +218,7 @@ def test_legal_actions_hand_checked() -> None:
 
 def test_illegal_actions_are_located() -> None:
     params = GameParams(players=3)
-    history = _random_history(params, 5)
+    history = random_history(params, 5)
     with pytest.raises(IllegalAction) as info:
         history_to_events(params, [*history[:20], 57, *history[21:]])
     assert info.value.action_index == 20
@@ -307,7 +300,7 @@ def test_openspiel_returns_break_the_documented_rule(tmp_path: Path) -> None:
     -> 36), not its face value: written as round_end.scores (``--returns scores``), the
     validator reports wrong_score at round_end, and only there.
 
-    Changed for issue 10 item 3: ``--returns field`` is the import's default now, so this
+    ``--returns field`` is the import's default now, so this
     audit passes ``--returns scores`` (before, the default wrote the scores); the same games
     imported by default validate clean."""
     pyspiel = pytest.importorskip("pyspiel")
@@ -412,7 +405,7 @@ def test_corrupt_single_actions() -> None:
 
 
 def test_import_lines_are_the_events_encoded() -> None:
-    """The import writes the compact events' JSON lines (``history_to_lines``, issue 12)
+    """The import writes the compact events' JSON lines (``history_to_lines``)
     without a dict per event: byte for byte ``encode_game`` of ``history_to_events``, for
     whole and cut (``partial``) histories of every parameter mix, both ``returns`` modes.
     Hand-checked: the lines of a play, a suit call, a pass and a draw."""

@@ -1,4 +1,4 @@
-"""The OpenSpiel import from the command line (issues 4 and 10; no ``pyspiel`` needed): the
+"""The OpenSpiel import from the command line (no ``pyspiel`` needed): the
 input formats, located rejections, the shipped samples, the default ``--returns field``
 against the ``--returns scores`` audit with hand-computed figures, and the start-up that
 loads only the command named. The port and the differential against the real OpenSpiel are
@@ -59,9 +59,9 @@ def test_shipped_imports_are_current(tmp_path: Path) -> None:
 
 
 def test_json_lines_read_as_json_reads_them(tmp_path: Path) -> None:
-    """The JSON lines are decoded by msgspec, and what it refuses by json as before
-    (issue 12): a NaN or 1e400 in a field the import ignores still imports, trailing text
-    and a tab inside a string are json's errors, word for word."""
+    """The JSON lines are decoded by msgspec, and what it refuses by json as before:
+    a NaN or 1e400 in a field the import ignores still imports, trailing text
+     and a tab inside a string are json's errors, word for word."""
     good = (SAMPLES / "histories.openspiel.txt").read_text().splitlines()[0]
     obj = json.loads(good)
     src = tmp_path / "in.ndjson"
@@ -170,7 +170,7 @@ def test_cli_loads_only_the_named_command() -> None:
 
 
 def test_default_import_validates_clean_and_scores_audit_flags(tmp_path: Path) -> None:
-    """Issue 10 item 3, on the shipped histories (no pyspiel needed): by default the import
+    """On the shipped histories (no pyspiel needed): by default the import
     keeps OpenSpiel's returns only as ``openspiel_returns`` and every correct game
     validates clean; ``--returns scores`` makes the same games fail with ``wrong_score`` at
     their ``round_end``, with the figures worked out by hand here:
@@ -227,7 +227,7 @@ def test_default_import_validates_clean_and_scores_audit_flags(tmp_path: Path) -
 
 
 def test_import_validate_in_one_process(tmp_path: Path) -> None:
-    """``import openspiel --validate`` (issue 12) validates the written log in the same
+    """``import openspiel --validate`` validates the written log in the same
     process: the same JSON document and exit code as ``validate LOG`` run after the import,
     and the larger of the two exit codes when the import rejected a game."""
     src = SAMPLES / "histories.openspiel.txt"
@@ -264,7 +264,7 @@ def test_import_validate_in_one_process(tmp_path: Path) -> None:
 
 
 def test_validation_from_memory_equals_the_files(tmp_path: Path) -> None:
-    """``import --validate`` replays the log it has just written from memory (issue 12):
+    """``import --validate`` replays the log it has just written from memory:
     the document is the file's own, for a plain and a compressed log, violations (their
     lines, 1-3 in a 3-game file) included, and a second game id use is noted alike."""
     import gzip

@@ -1,4 +1,4 @@
-"""What the OpenSpiel import's speed-ups rely on (issue 12, OpenSpiel target).
+"""What the OpenSpiel import's speed-ups rely on (OpenSpiel target).
 
 The written bytes are pinned elsewhere (``tests/test_openspiel.py``: digests of whole and cut
 games, the lines against the events encoded; the differential against ``pyspiel``); these
@@ -98,7 +98,7 @@ def test_cards_held_and_reshuffles(
 def test_trace_entries_in_order() -> None:
     """A game's trace: the dealer first, the deal, the starter, then one entry per action of
     the history, in order (reshuffles besides): the k-th entry that is not a reshuffle is
-    the history's action k (session 9: the entries hold no index, it is their count)."""
+    the history's action k (the entries hold no index, it is their count)."""
     for seed in range(20):
         state = CrazyEightsState(GameParams(3, 2, 100, True, bool(seed % 2)))
         rng = random.Random(seed)

@@ -1,4 +1,4 @@
-"""Partial-information logs and `compare` (issue 7, item 3; FORMAT.md "Information
+"""Partial-information logs and `compare` (FORMAT.md "Information
 levels"): a seat's view derived from a full log replays clean and says what it could not
 check; a view that contradicts itself or the server's log is caught at the right event."""
 

@@ -1,4 +1,4 @@
-"""Hand-checked rule tests for every preset but ``standard``/``classic`` (issue 5, "Done when").
+"""Hand-checked rule tests for every preset but ``standard``/``classic``.
 
 Every expected value is derived from the contract (/work/shared: RULES.md sections 3-11,
 RULESETS.md, PRESETS.md option values and rulings 1-16, FORMAT.md "Conventions a replay
@@ -25,6 +25,7 @@ from gamebuilder import (
     pass_,
     penalty,
     play,
+    prefix_ok,
     replay,
     replay_games,
     round_end,
@@ -57,11 +58,6 @@ def dl(
 def valid(events: list[Ev]) -> None:
     """The whole game replays with no violation."""
     assert replay(events) is None
-
-
-def prefix_ok(events: list[Ev]) -> None:
-    """Every event is accepted; the only complaint is the missing round_end at the end."""
-    assert replay(events) == ("round_not_finished", len(events))
 
 
 def jump(player: str, *cards: str) -> Ev:
@@ -1025,7 +1021,7 @@ def test_faraon_two_aces_second_skipped_player_may_not_play() -> None:
 
 
 def test_faraon_two_aces_three_players_back_to_the_player() -> None:
-    # Ruling 6: b and c skipped, a plays again (README: a skip coming round is taken).
+    # Ruling 6: b and c skipped, a plays again (a skip coming round is taken).
     hands = {"a": ["AH", "AD", "KD"], "b": ["10H", "8D", "KS"], "c": ["10D", "8C", "9S"]}
     ev = [hdr("faraon", ABC), dl("faraon", hands, "9H"), play("a", "AH", "AD"), play("a", "KD")]
     valid([*ev, round_end("a", hands={"a": [], "b": hands["b"], "c": hands["c"]})])
@@ -1295,7 +1291,7 @@ def test_serbian_queen_does_not_answer_a_seven() -> None:
 
 
 S8 = {"a": ["8H", "9C", "KC"], "b": ["8D", "8H", "KS"], "c": ["9H", "5H", "5S"]}
-S8C = {"a": ["8H", "9C", "KC"], "b": ["8D", "5D", "KS"], "c": ["9H", "8H", "5S"]}
+S8_JUMP = {"a": ["8H", "9C", "KC"], "b": ["8D", "5D", "KS"], "c": ["9H", "8H", "5S"]}
 
 
 def test_serbian_eight_skips() -> None:
@@ -1328,7 +1324,7 @@ def test_serbian_jump_in_by_third_player_replaces_the_skip() -> None:
     # Ruling 7: "a pending skip is replaced by the jumper's own. Play continues from the
     # jumper": c jumps in on a's 8H; a (after c) is skipped, b -- about to be skipped by
     # a's 8 -- plays.
-    ev = [sh(ABC), sd(S8C, "6H"), play("a", "8H"), jump("c", "8H")]
+    ev = [sh(ABC), sd(S8_JUMP, "6H"), play("a", "8H"), jump("c", "8H")]
     assert view_after(ev)["turn"] == "b"
     prefix_ok([*ev, play("b", "8D")])
 
@@ -1490,51 +1486,58 @@ def test_serbian_plain_two_is_face_value() -> None:
     valid([*ev, round_end("a", scores={"a": -30, "b": 12}, hands={"a": [], "b": ["2D", "10S"]})])
 
 
-S2C = {"a": ["9C", "3D", "KH"], "b": ["2C", "4H", "6S"], "c": ["3C", "4D", "5S"]}
-S2C_TOP = ["7S", "8S", "3H", "4S"]
+S2_CLUBS = {"a": ["9C", "3D", "KH"], "b": ["2C", "4H", "6S"], "c": ["3C", "4D", "5S"]}
+S2_CLUBS_TOP = ["7S", "8S", "3H", "4S"]
 
 
 def test_serbian_two_of_clubs_hits_the_previous_player() -> None:
     # RULES.md 11 "2 of clubs: the PREVIOUS player ... draws 4"; ruling 8: a owes an effect
     # draw before his next turn action; c's turn is not touched.
-    ev = [sh(ABC), sd(S2C, "10C", S2C_TOP), play("a", "9C"), play("b", "2C")]
+    ev = [sh(ABC), sd(S2_CLUBS, "10C", S2_CLUBS_TOP), play("a", "9C"), play("b", "2C")]
     assert view_after(ev)["turn"] == "c"
-    ev += [play("c", "3C"), draw("a", *S2C_TOP, reason="effect"), play("a", "3D")]
+    ev += [play("c", "3C"), draw("a", *S2_CLUBS_TOP, reason="effect"), play("a", "3D")]
     v = view_after(ev)
-    assert (v["turn"], v["hands"]["a"]) == ("b", ["KH", *S2C_TOP])
+    assert (v["turn"], v["hands"]["a"]) == ("b", ["KH", *S2_CLUBS_TOP])
     prefix_ok(ev)
 
 
 def test_serbian_two_of_clubs_owed_draw_may_come_at_once() -> None:
-    # README reading of ruling 8: the owed draw may be logged any time before a's next action.
-    ev = [sh(ABC), sd(S2C, "10C", S2C_TOP), play("a", "9C"), play("b", "2C")]
-    ev += [draw("a", *S2C_TOP, reason="effect"), play("c", "3C")]
+    # The reading of ruling 8 (docs/reference/rulings.md): the owed draw may be logged any
+    # time before a's next action.
+    ev = [sh(ABC), sd(S2_CLUBS, "10C", S2_CLUBS_TOP), play("a", "9C"), play("b", "2C")]
+    ev += [draw("a", *S2_CLUBS_TOP, reason="effect"), play("c", "3C")]
     assert view_after(ev)["turn"] == "a"
     prefix_ok(ev)
 
 
 def test_serbian_two_of_clubs_acting_before_drawing_is_missed_penalty() -> None:
     # Ruling 8: "acting first is missed_penalty".
-    ev = [sh(ABC), sd(S2C, "10C", S2C_TOP), play("a", "9C"), play("b", "2C"), play("c", "3C")]
+    ev = [
+        sh(ABC),
+        sd(S2_CLUBS, "10C", S2_CLUBS_TOP),
+        play("a", "9C"),
+        play("b", "2C"),
+        play("c", "3C"),
+    ]
     assert replay([*ev, play("a", "3D")]) == ("missed_penalty", 5)
 
 
 def test_serbian_two_of_clubs_draw_of_two_is_wrong_count() -> None:
-    ev = [sh(ABC), sd(S2C, "10C", S2C_TOP), play("a", "9C"), play("b", "2C")]
-    assert replay([*ev, draw("a", *S2C_TOP[:2], reason="effect")]) == ("wrong_draw_count", 4)
+    ev = [sh(ABC), sd(S2_CLUBS, "10C", S2_CLUBS_TOP), play("a", "9C"), play("b", "2C")]
+    assert replay([*ev, draw("a", *S2_CLUBS_TOP[:2], reason="effect")]) == ("wrong_draw_count", 4)
 
 
 def test_serbian_two_of_clubs_drawn_by_the_wrong_player() -> None:
     # Ruling 8: a (not c) owes it; c's effect draw has nothing pending (ruling 16).
-    ev = [sh(ABC), sd(S2C, "10C", S2C_TOP), play("a", "9C"), play("b", "2C")]
-    assert replay([*ev, draw("c", *S2C_TOP, reason="effect")]) == ("wrong_draw_count", 4)
+    ev = [sh(ABC), sd(S2_CLUBS, "10C", S2_CLUBS_TOP), play("a", "9C"), play("b", "2C")]
+    assert replay([*ev, draw("c", *S2_CLUBS_TOP, reason="effect")]) == ("wrong_draw_count", 4)
 
 
 def test_serbian_two_of_clubs_first_play_hits_the_seat_before() -> None:
     # Ruling 8: "at the start of a round the seat before" (c, the dealer, before a).
     hands = {"a": ["2C", "3D", "KH"], "b": ["5C", "4H", "6S"], "c": ["3C", "4D", "5S"]}
-    ev = [sh(ABC), sd(hands, "10C", S2C_TOP), play("a", "2C"), play("b", "5C")]
-    prefix_ok([*ev, draw("c", *S2C_TOP, reason="effect"), play("c", "3C")])
+    ev = [sh(ABC), sd(hands, "10C", S2_CLUBS_TOP), play("a", "2C"), play("b", "5C")]
+    prefix_ok([*ev, draw("c", *S2_CLUBS_TOP, reason="effect"), play("c", "3C")])
     assert replay([*ev, play("c", "3C")]) == ("missed_penalty", 4)
 
 
@@ -1644,12 +1647,12 @@ def test_serbian_two_of_clubs_previous_is_the_last_actor_not_a_skipped_player() 
     # Ruling 8: "the last other player who took a turn action": a's 8C skipped b, so c's
     # 2C hits a, not b (b took no action).
     hands = {"a": ["8C", "3D", "KH"], "b": ["4D", "5H", "6S"], "c": ["2C", "4C", "5S"]}
-    ev = [sh(ABC), sd(hands, "10C", S2C_TOP), play("a", "8C"), play("c", "2C")]
+    ev = [sh(ABC), sd(hands, "10C", S2_CLUBS_TOP), play("a", "8C"), play("c", "2C")]
     # b owes nothing and it is a's turn: an out-of-turn draw (wrong_player; ruling 16's
     # wrong_draw_count is read as the code for the player whose turn it is, as below)
-    assert replay([*ev, draw("b", *S2C_TOP, reason="effect")]) == ("wrong_player", 4)
-    ev.append(draw("a", *S2C_TOP, reason="effect"))
-    assert view_after(ev)["hands"]["a"] == ["3D", "KH", *S2C_TOP]
+    assert replay([*ev, draw("b", *S2_CLUBS_TOP, reason="effect")]) == ("wrong_player", 4)
+    ev.append(draw("a", *S2_CLUBS_TOP, reason="effect"))
+    assert view_after(ev)["hands"]["a"] == ["3D", "KH", *S2_CLUBS_TOP]
     prefix_ok(ev)
 
 

@@ -1,4 +1,4 @@
-"""Property tests on the engine (issue 2 "Done when"): every simulated game replays clean,
+"""Property tests on the engine: every simulated game replays clean,
 and a single corrupted event is caught at that event or at a later one it makes impossible.
 
 The simulator plays by our own engine, so the first property proves consistency between

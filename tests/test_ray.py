@@ -1,4 +1,4 @@
-"""Issue 11: ``--engine ray`` (Ray Data in local mode, 2 CPUs) stores the dataset the local
+"""``--engine ray`` (Ray Data in local mode, 2 CPUs) stores the dataset the local
 runner stores, row by row, and reports the same outcomes.
 
 Skipped where Ray is not installed (``pip install 'maumau-log[ray]'``). One Ray session is
@@ -155,7 +155,7 @@ def test_ray_reads_an_over_long_header_as_the_local_runner(
 ) -> None:
     """An over-long header line (limit 4,000 bytes here) starts the same invalid game on
     Ray, with byte-range shards planned around it, as in one local shard: the task carries
-    the planning process's limit to the Ray workers (README "The longest line")."""
+    the planning process's limit to the Ray workers (docs/explanations/scale-and-ray.md)."""
     from test_long_lines import GAMES, build, long_header
 
     from maumau_log.logs.lines import MAX_LINE_ENV

@@ -1,4 +1,4 @@
-"""Dataset rows against hand-made logs (issue 3): every count here was made by hand.
+"""Dataset rows against hand-made logs: every count here was made by hand.
 
 The three logs (classic rules, two players ana and ben) are written out move by move in
 :func:`hand_games`; the comments give the hands after each move, so every expected value
@@ -117,11 +117,6 @@ def write_log(path: Path, games: list[list[dict[str, Any]]]) -> Path:
             for ev in game:
                 fh.write(json.dumps(ev) + "\n")
     return path
-
-
-@pytest.fixture
-def logs(tmp_path: Path) -> Path:
-    return write_log(tmp_path / "hand.jsonl", hand_games())
 
 
 # ---------------------------------------------------------------------------------------
@@ -302,7 +297,7 @@ def test_load_game_invalid_stops_before_the_violation(dataset: Path) -> None:
     assert g.at == 2 and g.stored_events == 3
     assert g.violations[0]["event_index"] == 3
     assert g.state is not None and g.state["hands"]["ana"] == ["7H", "KH", "QC", "9D"]
-    # issue 15: event 3, the number the report gives, is the state right before it and the
+    # event 3, the number the report gives, is the state right before it and the
     # line as logged (it used to fail with "no event 3 is stored")
     at = load_game(dataset, "g3", 3)
     assert at.at_violation and at.at == 3 and at.event is None

@@ -1,4 +1,4 @@
-"""The replay keeps short repeated lines decoded (issue 12, session 6): the same reports as
+"""The replay keeps short repeated lines decoded: the same reports as
 decoding every line, events nobody changes, and a bounded look-up."""
 
 from __future__ import annotations
@@ -12,7 +12,12 @@ import pytest
 import maumau_log.replay.driver as replay
 from maumau_log.bots.sim import simulate
 from maumau_log.events import EVENT_DECODER, Draw, Play, encode_event
-from maumau_log.replay.driver import DECODED_LINE_BYTES, DECODED_LINES, DECODED_TYPES, Replayer
+from maumau_log.replay.driver import (
+    DECODED_LINE_BYTES,
+    DECODED_LINES,
+    DECODED_TYPES,
+    Replayer,
+)
 from maumau_log.rules import PRESET_NAMES, UNSUPPORTED_PRESETS
 from maumau_log.run.shard import ContentHasher, Shard, outcome, run_shard
 
@@ -58,7 +63,7 @@ def test_sample_logs_same_outcomes_and_tables(monkeypatch: pytest.MonkeyPatch) -
     ingest run it: the same outcomes and the same dataset tables with and without the
     kept lines; the kept events are unchanged after the collector saw them."""
     # every log under sample_logs/, sub-folders too (presets, other engines, disputes,
-    # OpenSpiel, the .mm notation with its BadLine path: session 6 review)
+    # OpenSpiel, the .mm notation with its BadLine path)
     files = sorted(
         p for p in SAMPLES.rglob("*")
         if p.is_file() and (".jsonl" in p.name or p.suffix == ".mm")
@@ -109,7 +114,7 @@ def test_kept_lines_bounded_and_only_turn_events(monkeypatch: pytest.MonkeyPatch
 def test_a_log_with_unique_lines_stops_the_look_ups_and_a_plain_log_after_it_is_kept(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Session 6 review: a ``t`` on every line makes every line unique. After DECODED_JUDGE
+    """A ``t`` on every line makes every line unique. After DECODED_JUDGE
     decoded lines with under one in five found, the Replayer drops its kept lines and looks
     no more for DECODED_PAUSE windows; then plain lines are kept again. Same reports."""
     monkeypatch.setattr(replay, "DECODED_JUDGE", 200)
@@ -138,3 +143,61 @@ def test_a_log_with_unique_lines_stops_the_look_ups_and_a_plain_log_after_it_is_
     # then a plain log: after 350 more decoded lines the pause is over and lines are kept
     list(r.replay_lines("<plain>", enumerate(plain, 1)))
     assert r._caching is True and len(r._decoded) > 50
+
+
+def _with_seq(games: list[list[object]], shift: int = 0) -> list[bytes]:
+    """The games' lines, every event after the header with its ``seq`` (plus ``shift``)."""
+    out = []
+    for g in games:
+        for i, ev in enumerate(g):
+            raw = encode_event(ev)  # type: ignore[arg-type]
+            if i:
+                d = msgspec.json.decode(raw)
+                d["seq"] = i + shift
+                raw = msgspec.json.encode(d)
+            out.append(raw)
+    return out
+
+
+def _run(lines: list[bytes], kept: int, monkeypatch: pytest.MonkeyPatch) -> tuple[list, Replayer]:
+    monkeypatch.setattr(replay, "DECODED_LINES", kept)
+    r = Replayer(visitors=[ContentHasher()])
+    return [outcome(rep) for rep in r.replay_lines("<memory>", enumerate(lines, 1))], r
+
+
+@pytest.mark.parametrize("preset", ["standard", "classic", "crazy-eights"])
+def test_lines_with_seq_are_never_kept_and_report_as_decoded(
+    preset: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Games with a ``seq`` on every event (their lines repeat from game to game), good
+    and with a line repeated (its ``seq`` then wrong: ``bad_seq`` at that line) or
+    shifted: the same outcomes with and without kept lines, and no kept event has a seq."""
+    games = list(simulate(preset, 3, 8, 77))
+    lines = _with_seq(games)
+    good, r = _run(lines, DECODED_LINES, monkeypatch)
+    assert good == _run(lines, 0, monkeypatch)[0]
+    assert all(o.valid for o in good)
+    assert all(ev.seq is None for ev in r._decoded.values())
+    bad = [*lines[:3], lines[2], *lines[3:]]
+    got, r = _run(bad, DECODED_LINES, monkeypatch)
+    assert got == _run(bad, 0, monkeypatch)[0]
+    v = got[0].violation
+    assert v is not None and (v.code, v.line, v.event_index) == ("bad_seq", 4, 3)
+    shifted = _with_seq(games, 1)
+    got, r = _run(shifted, DECODED_LINES, monkeypatch)
+    assert got == _run(shifted, 0, monkeypatch)[0]
+    assert all(o.violation is not None and o.violation.code == "bad_seq" for o in got)
+
+
+def test_plain_lines_are_kept_and_a_kept_line_at_the_wrong_place_still_fails(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Without ``seq`` the turn's lines are kept as before (each equal to its decoding);
+    a kept line repeated where it breaks a rule is reported as when decoded."""
+    games = list(simulate("classic", 4, 10, 5))
+    lines = [encode_event(ev) for g in games for ev in g]  # type: ignore[arg-type]
+    got, r = _run(lines, DECODED_LINES, monkeypatch)
+    assert all(o.valid for o in got) and len(r._decoded) > 0
+    assert all(EVENT_DECODER.decode(raw) == ev for raw, ev in r._decoded.items())
+    bad = [*lines[:4], lines[3], *lines[4:]]
+    assert _run(bad, DECODED_LINES, monkeypatch)[0] == _run(bad, 0, monkeypatch)[0]

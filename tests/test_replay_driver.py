@@ -1,4 +1,4 @@
-"""The replay driver's layout and fast path (issue 12): modules, the ruleset look-up per
+"""The replay driver's layout and fast path: modules, the ruleset look-up per
 game, the content digest, blank lines and runs inside a game."""
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def test_rulesets_looked_up_per_preset_and_options() -> None:
 
 
 def test_content_digest_is_header_lines_and_tail() -> None:
-    """validate's digest (issue 15, item 6) after the one-update-per-game change: blake2b-64
+    """validate's digest after the one-update-per-game change: blake2b-64
     of the header's encoding, every accepted line with its newline, then
     ``"{events}|{code}|{index}"``, computed here by hand."""
     game = GAMES[0]

@@ -1,4 +1,4 @@
-"""Play review (issue 14, item 3): hand-made games with hand-checked verdicts."""
+"""Play review: hand-made games with hand-checked verdicts."""
 
 from __future__ import annotations
 
@@ -150,7 +150,7 @@ def test_an_invalid_game_is_reviewed_up_to_its_violation() -> None:
 
 
 def test_the_monte_carlo_bots_own_decisions_are_rarely_flagged() -> None:
-    """Issue 14, "done when": on games the Monte Carlo bot played (the default 16 rollouts,
+    """On games the Monte Carlo bot played (the default 16 rollouts,
     seat p1, against the random bot), review (K = 100, its own seed) flags fewer than 5% of
     the bot's decisions; counted on two seeded rounds (bench/bench_review.py measures more)."""
     import random

@@ -1,5 +1,4 @@
-"""PRESETS.md rulings 17-24 and the options ``cover_match`` and ``multi_play_any_suit``
-(issue 10, item 1).
+"""PRESETS.md rulings 17-24 and the options ``cover_match`` and ``multi_play_any_suit``.
 
 Written from the rulings' text: each case has a legal game and its illegal twin, with the
 exact violation code and event index (header = 0). Legal cases replay with

@@ -1,4 +1,4 @@
-"""Issue 11, the parent's side of the runners: the planner cuts the input's tail finer so
+"""The parent's side of the runners: the planner cuts the input's tail finer so
 the workers finish together; a game's outcome crosses processes as a compact tuple."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The shipped sample logs (sample_logs/, issue 2 item 8) say what their README says.
+"""The shipped sample logs (sample_logs/) say what their README says.
 
 The expected codes, event indexes and lines below are written out by hand on purpose (they
 are the README's table): regenerating the samples with ``sample_logs/make_samples.py``
@@ -78,7 +78,7 @@ VALID_FILES = {
     "standard_4p.jsonl": 1,
     "other_engines/classic_other_engine.jsonl": 2,
     "other_engines/standard_other_engine.jsonl": 2,
-    # one game of every other preset (issue 5 "Done when")
+    # one game of every other preset
     **{
         f"presets/{preset}.jsonl": 1
         for preset in (
@@ -114,7 +114,7 @@ def test_valid_files_are_the_documented_ones() -> None:
 
 
 UNREADABLE_SAMPLES = ["not_a_log.jsonl"]
-"""Samples that are unreadable input, not a violation (issue 15: a binary file)."""
+"""Samples that are unreadable input, not a violation (a binary file)."""
 
 
 def test_one_violation_file_per_code() -> None:
@@ -212,7 +212,7 @@ def test_cli_validate_violations_dir_json() -> None:
     assert doc["games"] == len(EXPECTED) + rounds
     assert doc["valid"] == rounds
     assert doc["invalid"] == len(EXPECTED)
-    # issue 15: the binary sample is unreadable input, not an invalid game
+    # the binary sample is unreadable input, not an invalid game
     (unreadable,) = doc["unreadable"]
     assert unreadable.startswith(str(BROKEN / "not_a_log.jsonl") + ": not a text log: binary")
     by_file: dict[str, list[dict[str, object]]] = {}
@@ -244,7 +244,7 @@ def test_cli_validate_one_file_human_report() -> None:
     result = runner.invoke(app, ["validate", str(BROKEN / "wrong_score.jsonl")])
     assert result.exit_code == 1
     assert "wrong_score" in result.output
-    assert "1 game: 0 valid, 1 invalid" in result.output  # not "1 games" (fresh tester)
+    assert "1 game: 0 valid, 1 invalid" in result.output  # not "1 games"
     assert "Traceback" not in result.output
 
 

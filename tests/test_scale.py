@@ -1,4 +1,4 @@
-"""Issue 11: shards, the local process pool and the merge give exactly the one-process
+"""Shards, the local process pool and the merge give exactly the one-process
 results.
 
 The reference is the replay as it was before shards: one :class:`Replayer` over every file
@@ -81,7 +81,7 @@ def _reference_outcomes(files: list[Path]) -> list[Any]:
     for f in files:
         try:
             out += [outcome(r) for r in replayer.replay_file(f)]
-        except LogReadError as exc:  # issue 15: the binary file is unreadable input
+        except LogReadError as exc:  # the binary file is unreadable input
             assert exc.line is None and "binary" in f.name
     return out
 
@@ -90,7 +90,7 @@ def _outcomes(results: Any) -> list[Any]:
     got: list[Any] = []
     for res in results:
         assert isinstance(res, ShardResult), res
-        if res.unreadable is not None:  # issue 15: the binary file, not a game
+        if res.unreadable is not None:  # the binary file, not a game
             assert "binary" in res.unreadable.path and not res.games
         got += res.games
     return got
@@ -223,7 +223,8 @@ def test_a_killed_worker_is_reported_and_a_rerun_completes(
     inputs: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # (without the file that reuses the failed shard's ids: a later copy of an id is
-    # stored when the first copy's shard failed; README, "A failed shard")
+    # stored when the first copy's shard failed;
+    # docs/explanations/scale-and-ray.md "When a shard fails")
     readable = [f for f in inputs if "binary" not in f.name and "conflict" not in f.name]
     _reference_ingest(readable, tmp_path / "ref")
     monkeypatch.setenv("MAUMAU_KILL", "1")
@@ -466,7 +467,7 @@ _LINES = [
 def test_cut_scan_equals_the_line_by_line_rule(
     picks: list[int], target: int, scan: int, tail: bool, limit: int, tmp_path_factory: Any
 ) -> None:
-    # issue 11 (10^6 games): the planner skips the lines before each due cut in C; the
+    # at 10^6 games the planner skips the lines before each due cut in C; the
     # cuts (byte offset, line number) must be those of the rule applied to every line,
     # whatever the read size (lines cut across reads) and with or without a last newline
     import maumau_log.run.shard as shard_mod

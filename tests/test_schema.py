@@ -409,7 +409,7 @@ def test_bad_options_rejected(options: dict[str, Any], message: str) -> None:
     assert schema_errors("options.schema.json", options) != []
 
 
-# -- the quick check of valid options (issue 12: no jsonschema for valid headers) -----------
+# -- the quick check of valid options (no jsonschema for valid headers) -----------
 
 _OPTIONS = load_schema("options.schema.json")
 _CARDSPECS = st.sampled_from(["7", "10", "J", "KS", "2C", "X", "1", "11", "QX", "", "8h"])

@@ -1,4 +1,4 @@
-"""Issue 11: with several workers the planner cuts a small input finer (about
+"""With several workers the planner cuts a small input finer (about
 SHARDS_PER_WORKER shards per worker), so no worker idles while the other finishes the last
 big file; the outcomes stay those of one replay."""
 

@@ -1,4 +1,4 @@
-"""The provably fair shuffle maumau-sha256-fy/1 (issue 7, item 1): test vectors, the
+"""The provably fair shuffle maumau-sha256-fy/1: test vectors, the
 algorithm checked by hand, and tampered seeds, commitments, deals and stocks caught at the
 right event."""
 
@@ -141,7 +141,7 @@ def test_tampered_deal_starter_stock_and_reshuffle_are_caught() -> None:
 
 def _reference_shuffle(cards: list[str], seed: str) -> list[str]:
     """Steps 2-4 of the algorithm read word by word, as written (shuffle.py's module doc):
-    the reference for the batched implementation (issue 12)."""
+    the reference for the batched implementation."""
     out = list(cards)
     base = seed.encode("utf-8")
     words: list[int] = []

@@ -1,4 +1,4 @@
-"""The start-up of a command-line process (issue 12, session 8): what the hot commands
+"""The start-up of a command-line process: what the hot commands
 (``validate``, ``import openspiel --validate``) do not load or build, the collector off
 during the CLI's imports, and highlighting skipped only where it cannot show. No timings
 (the figures are in the session notes); each check is of a value."""
@@ -152,7 +152,7 @@ def test_highlighting_skipped_only_where_it_cannot_show() -> None:
 
 def test_card_tables_shared_between_rulesets_that_agree_on_the_cards() -> None:
     """Rulesets that differ only in options no card depends on share the work of their
-    ``cards`` table (issue 12: 36 OpenSpiel game strings, 2 tables), each getting its own
+    ``cards`` table (36 OpenSpiel game strings, 2 tables), each getting its own
     dict equal to the table made afresh; a Ruleset made by hand with lists still works."""
     import dataclasses
 

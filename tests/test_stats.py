@@ -1,4 +1,4 @@
-"""Every statistic against values counted by hand on the logs of test_records (issue 3).
+"""Every statistic against values counted by hand on the logs of test_records.
 
 Valid games: g1 (ana beats ben, 27 points) and g2 (ben beats ana on a wild card, 49 points);
 g3 is invalid and counts only with ``include_invalid``. Per-game figures are in

@@ -1,4 +1,4 @@
-"""The Parquet dataset: layout, idempotent re-ingest, conflicts, crash safety (issue 3)."""
+"""The Parquet dataset: layout, idempotent re-ingest, conflicts, crash safety."""
 
 from __future__ import annotations
 
@@ -32,11 +32,6 @@ def _snapshot(dataset: Path) -> dict[str, bytes]:
         for p in sorted(dataset.rglob("*"))
         if p.is_file() and p.name != ".lock"
     }
-
-
-@pytest.fixture
-def logs(tmp_path: Path) -> Path:
-    return write_log(tmp_path / "hand.jsonl", hand_games())
 
 
 def test_layout_metadata_and_compression(tmp_path: Path, logs: Path) -> None:
@@ -151,7 +146,7 @@ def test_crash_while_publishing(
         real_replace(src, dst)
 
     monkeypatch.setattr(store.os, "replace", crash)
-    # issue 15: a write failure is the machine's fault, reported as a DatasetError (exit 2)
+    # a write failure is the machine's fault, reported as a DatasetError (exit 2)
     with pytest.raises(store.DatasetError, match="cannot write: I/O error; nothing was stored"):
         ingest([logs], ds)
     monkeypatch.setattr(store.os, "replace", real_replace)

@@ -1,4 +1,4 @@
-"""The pyarrow-free layout (issue 11, start-up of ``stats``): one definition of the columns,
+"""The pyarrow-free layout (start-up of ``stats``): one definition of the columns,
 the same schemas as before, and a ``stats`` process that never imports pyarrow."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Tables that fit the terminal and the small things (issue 15, items 7 and 8).
+"""Tables that fit the terminal and the small things.
 
 The screen tests run the real command in a pseudo-terminal of a fixed size (80 and 100
 columns) and read what a terminal would show through pyte, a terminal emulator: a row that
@@ -21,7 +21,9 @@ import pytest
 from typer.testing import CliRunner
 
 import maumau_log.cli.audit_cmds
-import maumau_log.cli.data_cmds  # noqa: F401
+import maumau_log.cli.data_cmds
+import maumau_log.cli.dispute_cmds
+import maumau_log.cli.replay_cmds  # noqa: F401
 from maumau_log.bots.sim import simulate
 from maumau_log.cli import app
 from maumau_log.cli.tables import ci_text, short_name
@@ -122,7 +124,7 @@ def test_audit_fits_and_says_in_one_line_why_tests_were_skipped(
     shown, code = screen(["audit", str(dataset)], columns, 300)
     assert code in (0, 1)
     # numbers are never split: each test's first line is its check, whole, then its games,
-    # p and Holm p whole (session 4: the subject and result follow on their own lines)
+    # p and Holm p whole (the subject and result follow on their own lines)
     rows = [line for line in shown if re.match(r"^  (deal|seats|invalid|calls|play)\w*:", line)]
     assert rows, "\n".join(shown)
     for line in rows:
@@ -194,3 +196,24 @@ def test_ctrl_c_during_ingest_says_the_dataset_is_as_it_was(tmp_path: Path) -> N
     assert f"interrupted; the dataset is as it was ({ds} was not changed)" in err
     after = {p: p.read_bytes() for p in ds.rglob("*") if p.is_file() and p.name != ".lock"}
     assert after == before
+
+
+runner = CliRunner()
+
+
+def test_ingest_and_simulate_counts(tmp_path: Path) -> None:
+    log = tmp_path / "g.jsonl"
+    res = runner.invoke(
+        app, ["simulate", "--out", str(log), "--ruleset", "classic", "--games", "1", "--seed", "2"]
+    )
+    n = len(log.read_bytes().splitlines())
+    assert f"wrote 1 game, {n:,} events to {log}" in " ".join(res.output.split())
+    res = runner.invoke(
+        app,
+        ["simulate", "--out", str(log), "--ruleset", "classic", "--games", "30", "--seed", "2"],
+    )
+    n = len(log.read_bytes().splitlines())
+    assert n >= 1000  # 30 four-player games hold well over a thousand events
+    assert f"wrote 30 games, {n:,} events" in res.output
+    res = runner.invoke(app, ["ingest", str(log), "--out", str(tmp_path / "ds")])
+    assert f"({n:,} events in " in " ".join(res.output.split())

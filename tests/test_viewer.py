@@ -1,4 +1,4 @@
-"""The HTML replay viewer without a browser (issue 13, item 1): the embedded states equal
+"""The HTML replay viewer without a browser: the embedded states equal
 the engine's view at every event for a dispute of every preset, player text is escaped,
 and the page carries its provenance."""
 

@@ -1,4 +1,4 @@
-"""The viewer in a real browser: headless Chromium driven by Selenium (issue 13, item 4).
+"""The viewer in a real browser: headless Chromium driven by Selenium.
 
 Chromium and chromedriver come from Debian's packages (``.ci/run`` installs them); the
 driver is pointed at the system binaries, so nothing is downloaded. Where they (or the

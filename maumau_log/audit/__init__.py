@@ -1,4 +1,4 @@
-"""The fairness and suspicious-play audit of a dataset (issue 7, items 2 and 4).
+"""The fairness and suspicious-play audit of a dataset.
 
 :func:`audit` reads a dataset made by ``ingest``: what the tables do not hold (first hands,
 catchable call faults and who caught them, whether a drawn card could be played, decision
@@ -180,7 +180,7 @@ def audit(
     findings: list[Finding] = []
     for test in TESTS:
         findings += test(given)
-    if bot_likeness is not None:  # issue 14: the bot-likeness test lives in audit_botlike.py
+    if bot_likeness is not None:  # the bot-likeness test lives in audit_botlike.py
         from .botlike import bot_likeness_tests
 
         findings += bot_likeness_tests(dataset, min_games, bot_likeness)

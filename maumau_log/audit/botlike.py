@@ -1,5 +1,4 @@
-"""The audit's bot-likeness test: does a player decide like the Monte Carlo bot? (issue 14,
-item 4)
+"""The audit's bot-likeness test: does a player decide like the Monte Carlo bot?
 
 Online operators look for accounts played by a bot (or helped by one). Most decisions of a
 card game give nothing away: any sensible player and any bot play the *obvious* move (the
@@ -30,15 +29,16 @@ only an engine finds:
    population, each departure independent). The p-values join the audit's others and are
    Holm-corrected with them.
 
-What it finds (``bench/botlike_seasons.py``, README "Bot-likeness in the audit"): a Monte
-Carlo bot whose choices follow its values (64 rollouts per alternative) lands on the
+What it finds (``bench/botlike_seasons.py``; docs/explanations/audit-statistics.md
+"Bot-likeness"): a Monte Carlo bot whose choices follow its values (64 rollouts per
+alternative) lands on the
 reference's choice more often than club players by about 0.24 standard deviations per
 square root of a valued departure, so with Holm over an audit of about 60 tests it needs
 about 340 valued departures (some 170 rounds of its play) to be flagged 9 times in 10 (at
 150 it was flagged in 1 of 4 seasons, raw p under 0.01 in all four); a bot at 16 rollouts leaves the
 obvious move mostly on noise, lands on the reference's choice no more often than a club
-player, and is not found (nor does it play better than the greedy heuristic: README
-ladder).
+player, and is not found (nor does it play better than the greedy heuristic on the
+strength ladder).
 
 Data: the valid games' stored events (the ``events`` table's ``raw`` column) and the
 ``games`` table (``valid``, ``ruleset``, ``options``), read lazily; two passes (the first

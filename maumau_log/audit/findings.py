@@ -90,7 +90,7 @@ class AuditReport:
             (a valid game whose stored events do not replay alone, e.g. a match round that
             needs its earlier rounds, is left out of the play tests).
         facts_from: where the play tests' facts came from: ``"ingest"`` (the facts tables
-            the ingest recorded, issue 11) or ``"replay"`` (the stored events replayed
+            the ingest recorded) or ``"replay"`` (the stored events replayed
             again: a dataset, or part of one, written before the facts tables).
         findings: every test, run or skipped, in report order.
         tables: descriptive tables (name to rows): wins by seat and by dealer position with

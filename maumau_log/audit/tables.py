@@ -1,4 +1,4 @@
-"""The audit's accumulators from the facts the ingest recorded (issue 11), no replay.
+"""The audit's accumulators from the facts the ingest recorded, no replay.
 
 :func:`collect_from_tables` fills the same :class:`~maumau_log.audit.accumulators.Accumulators` that
 the replay path (:func:`maumau_log.audit.accumulators.collect`) fills game by game, but from the

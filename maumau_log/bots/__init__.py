@@ -1,4 +1,4 @@
-"""Bots that play every preset through the engine's legal actions (issue 14).
+"""Bots that play every preset through the engine's legal actions.
 
 - :mod:`.determinize`: copies of an engine and the hidden cards redrawn from one player's
   view (the one module that writes engine internals);

@@ -4,10 +4,10 @@ THE ONE PLACE that writes engine internals. Everything else in :mod:`maumau_log.
 :mod:`maumau_log.bots.review` and :mod:`maumau_log.audit.botlike` uses the engine's public API
 only (``apply``, ``legal_actions``, ``can_play``, ``view``, and reading ``hands``,
 ``stock``, ``discard``, ``phase``, ``faults``, ``last_play``). When the engine's state layout
-changes (issue 12 splits it into a package and speeds it up), update :func:`clone` and
+changes, update :func:`clone` and
 :func:`determinize` here; ``tests/test_bots.py::test_determinize_*`` fail if they break.
 
-A Monte Carlo decision (issue 14, item 1) is taken from a player's *information set*: the
+A Monte Carlo decision is taken from a player's *information set*: the
 player sees the own hand, the discard pile, the sizes of the other hands and of the stock,
 but not which cards those hold. :func:`determinize` samples one full state consistent with
 that view: the cards the player cannot see (the pack less the own hand and the discard pile)

@@ -1,4 +1,4 @@
-"""The strength ladder: bots against each other (issue 14, item 2).
+"""The strength ladder: bots against each other.
 
 For every ordered pair (``bot``, ``opponent``) of different bots, :func:`ladder` plays
 ``games`` rounds at a table of ``players``: one seat is ``bot``, every other seat an

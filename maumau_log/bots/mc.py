@@ -1,4 +1,4 @@
-"""Monte Carlo evaluation of a decision, and the Monte Carlo bot (issue 14, items 1 and 3).
+"""Monte Carlo evaluation of a decision, and the Monte Carlo bot.
 
 :func:`evaluate` values each alternative of one player's decision from that player's
 information set: ``rollouts`` times, it samples the hidden cards (:func:`determinize`), and

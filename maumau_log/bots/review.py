@@ -1,4 +1,4 @@
-"""Play review: was each decision good? (issue 14, item 3)
+"""Play review: was each decision good?
 
 :func:`review_game` replays one game and, at every decision of the reviewed players, values
 each legal alternative from the deciding player's information set with :func:`evaluate`

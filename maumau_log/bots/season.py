@@ -1,4 +1,4 @@
-"""Simulated seasons: a pool of players meeting at random tables (issue 14, item 4).
+"""Simulated seasons: a pool of players meeting at random tables.
 
 A season tests the audit's bot-likeness test: every player of the pool plays one policy
 (by default the "club player" :class:`~maumau_log.bots.policies.MixedPolicy`, greedy half

@@ -7,7 +7,8 @@ by construction under our reading of the rules. The bot is the random bot of
 :mod:`maumau_log.bots.policies` (:class:`~maumau_log.bots.policies.SimulatorBot`) and the
 events are built by the bots' table (:class:`~maumau_log.bots.table.BotTable`): one source
 for the simulator, the ladder and the planted-bias simulations. That proves consistency,
-not correctness (see the README). There is no hidden randomness: one ``random.Random(seed)`` drives
+not correctness (docs/contributing/tests-and-benchmarks.md). There is no hidden randomness:
+one ``random.Random(seed)`` drives
 everything through ``Random.random()`` only (CPython promises repeatable ``random()``
 across versions, not ``shuffle``), and deals and reshuffles use the provably fair shuffle
 (:mod:`maumau_log.engine.shuffle`) with a seed drawn from it, so a seed gives the same file byte
@@ -109,7 +110,7 @@ _Table = SimTable
 
 def run_prefix(preset: str, players: int, options: Mapping[str, Any] | None) -> str:
     """The start of simulated ids: ``sim-<preset>-<players>p`` and, with header options, the
-    first 8 hex digits of the SHA-256 of their canonical JSON (issue 15, item 5).
+    first 8 hex digits of the SHA-256 of their canonical JSON.
 
     With the seed after it, ids differ whenever the ruleset, the players, the options or the
     seed differ, and the same arguments give the same ids (two default simulations of two

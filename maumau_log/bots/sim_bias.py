@@ -1,4 +1,4 @@
-"""Simulations with a planted bias, to test the audit (issue 7, item 4).
+"""Simulations with a planted bias, to test the audit.
 
 Each cheat is a :class:`~maumau_log.bots.sim._Table` subclass; :func:`simulate_with` plays seeded
 rounds with any of them exactly as :func:`maumau_log.bots.sim.simulate` does (same headers, same

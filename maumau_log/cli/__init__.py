@@ -1,15 +1,15 @@
-"""The ``maumau-log`` command line: a thin typer app over the library (issue 2, item 6).
+"""The ``maumau-log`` command line: a thin typer app over the library.
 
 Commands live in one module per area and register themselves on :data:`app`:
 :mod:`.replay_cmds` (validate, simulate, rules), :mod:`.data_cmds` (ingest, game, query,
-analyze), :mod:`.stats_cmds` (stats), :mod:`.bots_cmds` (bots ladder, review). Domain errors
+analyze), :mod:`.stats_cmds` (stats), :mod:`.bots_cmds` (``bots ladder``, ``review``). Domain errors
 become exit codes only here:
 
 - 0: every game valid (or the command succeeded);
 - 1: violations found (invalid games);
 - 2: usage error or unreadable input (missing file, bad ruleset file, bad option), and the
   machine's or the data's faults: a full disk or file-size limit, a missing or damaged
-  dataset file, a network or permission error (issue 15);
+  dataset file, a network or permission error;
 - 3: an internal error (a bug: reported in one line, never a traceback);
 - 4: a shard failed (its worker died): reported with its file; the other shards' results
   stand (an ingest stored them) and a re-run completes the work;
@@ -145,7 +145,7 @@ def dataset_read_error(exc: BaseException, dataset: object) -> str:
 def colours(console: Console) -> bool:
     """Whether ``console`` shows styles: its default highlighting (numbers, quoted text...)
     changes nothing on a console without colours but costs its regular expressions, compiled
-    on first use (issue 12: start-up); ``highlight=colours(err)`` keeps it where it shows."""
+    on first use (start-up); ``highlight=colours(err)`` keeps it where it shows."""
     return console.color_system is not None
 
 
@@ -171,7 +171,7 @@ _METAVARS = {
     "server_log": "SERVER_LOG",
     "seat_log": "SEAT_LOG",
 }
-"""Placeholders a person can read (issue 15, item 8), by parameter name."""
+"""Placeholders a person can read, by parameter name."""
 
 
 def _base_type(annotation: Any) -> tuple[Any, bool]:
@@ -191,7 +191,7 @@ def _base_type(annotation: Any) -> tuple[Any, bool]:
 def readable_metavars(command: Any) -> Any:
     """Give every argument and option of the command tree a readable placeholder
     (``PATH...``, ``DATASET``, ``FILE``, ``N``), never ``{paths}`` or ``<list[Path]>``;
-    flags get none (issue 15, item 8). Returns the command."""
+    flags get none. Returns the command."""
     for param in getattr(command, "params", []):
         if param.metavar is not None or param.name is None:
             continue
@@ -285,7 +285,7 @@ def _named_only(argv: list[str]) -> typer.Typer:
     """:data:`app` with only the command or group the command line ``argv`` names, or the
     whole app when it names none of them (``--help``, a typo). Typer builds a click command
     (its parameters, types, help, converters) for every command registered: the siblings a
-    module registers beside the one named are start-up no command line uses (issue 12: 4% of
+    module registers beside the one named are start-up no command line uses (4% of
     a short ``validate``). A shallow copy: :data:`app` keeps every command for the next
     :func:`main` in this process."""
     import copy
@@ -317,7 +317,7 @@ def main() -> None:
             stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
     try:
         # start-up makes only objects that live to the end (modules, the command tree): no
-        # collection while it runs (issue 12: 2-4% of an import --validate), frozen below
+        # collection while it runs (2-4% of an import --validate), frozen below
         gc.disable()
         _register(sys.argv[1:])  # the commands register themselves on ``app``
 
@@ -325,14 +325,14 @@ def main() -> None:
         # an interrupted ingest leaves the dataset as it was)
         signal.signal(signal.SIGINT, _interrupt)
         command = readable_metavars(typer.main.get_command(_named_only(sys.argv[1:])))
-        # plain values without pydantic (issue 12: start-up); on a typer whose private hook
+        # plain values without pydantic (start-up); on a typer whose private hook
         # changed, typer's own converters stay (the same values, only slower to start)
         with contextlib.suppress(Exception):
             from .fastparams import direct_values
 
             direct_values(command)
         # what start-up made lives to the end: the collector need not walk it again at every
-        # full collection (issue 12: 5-10% of an import --validate's CPU time)
+        # full collection (5-10% of an import --validate's CPU time)
         gc.freeze()
         gc.enable()
         command.main(prog_name="maumau-log")

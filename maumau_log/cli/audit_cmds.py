@@ -1,4 +1,4 @@
-"""The ``audit`` command (issue 7, items 2 and 4): a thin wrapper over :mod:`maumau_log.audit`.
+"""The ``audit`` command: a thin wrapper over :mod:`maumau_log.audit`.
 
 Exit codes: 0 the report was made and nothing is flagged; 1 at least one finding is
 flagged; 2 a missing dataset, a folder that is not one, a bad option or an unwritable
@@ -41,7 +41,7 @@ def _print(table: Table) -> None:
 
 
 def skipped_line(report: AuditReport) -> str | None:
-    """One line saying why tests were skipped (issue 15: not a row per skipped test):
+    """One line saying why tests were skipped (not a row per skipped test):
     the count, grouped by reason with the numbers taken out."""
     skipped = [f for f in report.findings if f.skipped]
     if not skipped:
@@ -87,7 +87,7 @@ def _finding_table(
     """The flags or the tests: per finding, the check with its numbers on one line, then
     the subject, the finding and the evidence games on lines of the table's whole width
     (a long player id or ruleset label folds only where it is longer than the line,
-    never inside a narrow column; session-4 leftover).
+    never inside a narrow column).
 
     Args:
         rows: ``(finding, prefix of its summary, evidence text, its numbers as text)``;

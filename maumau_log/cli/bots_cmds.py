@@ -1,4 +1,4 @@
-"""The ``bots ladder`` and ``review`` commands (issue 14): thin wrappers over
+"""The ``bots ladder`` and ``review`` commands: thin wrappers over
 :mod:`maumau_log.bots.ladder` and :mod:`maumau_log.bots.review`.
 
 Exit codes: 0 done (``review``: no decision judged a mistake); 1 ``review`` found at least
@@ -132,7 +132,7 @@ def ladder_cmd(
         out.print(f"chi-square test of equal seats: p = {pval:.3g}")
 
 
-def _print_review(rev: Review) -> None:
+def _print_review(rev: Review, /) -> None:
     t = Table(
         title=f"review of {clean(rev.game_id)} ({rev.ruleset}, "
         f"{rev.rollouts} rollouts per alternative)",

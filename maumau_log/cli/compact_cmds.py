@@ -1,4 +1,4 @@
-"""``compact``: rewrite a dataset's small files into larger ones (issue 11)."""
+"""``compact``: rewrite a dataset's small files into larger ones."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Dataset commands: ``ingest``, ``stats``, ``game``, ``match``, ``query``, ``analyze``
-(issues 3 and 6).
+"""Dataset commands: ``ingest``, ``stats``, ``game``, ``match``, ``query``, ``analyze``.
 
 Thin wrappers: :mod:`maumau_log.run.ingest` ingests and reads games back,
 :mod:`maumau_log.stats.players` builds the lazy queries, this module collects and prints. Data
@@ -171,13 +170,13 @@ def ingest_cmd(
         runner=runner,
         progress=progress,
         uris=engine == "ray",
-        keep_game_ids=False,  # only analyze ranks them: memory flat in the games (issue 11)
+        keep_game_ids=False,  # only analyze ranks them: memory flat in the games
     )
     _print_ingest(summary)
     raise typer.Exit(summary.exit_code)
 
 
-# ``stats`` lives in its own module (it starts without the replay stack, issue 11); imported
+# ``stats`` lives in its own module (it starts without the replay stack); imported
 # here, between ``ingest`` and ``game``, so that --help lists the commands in the same order.
 from .stats_cmds import _leaderboard, stats_cmd  # noqa: E402
 
@@ -186,7 +185,7 @@ def _render_game(g: StoredGame) -> None:
     game = g.game
     head = Table.grid(padding=(0, 2))
     head.add_column(style="bold", no_wrap=True)
-    head.add_column(overflow="fold")  # a long source path wraps, never cut (issue 15)
+    head.add_column(overflow="fold")  # a long source path wraps, never cut
     status = "[green]valid[/]" if game["valid"] else f"[red]invalid: {game['violation_code']}[/]"
     for key, value in (
         ("game", game["game_id"]),
@@ -323,7 +322,7 @@ def game_cmd(
     ] = None,
 ) -> None:
     """The dispute view: a game's header, result, violations and full state at event N."""
-    if try_action is not None:  # hypothetical moves (issue 13): maumau_log.disputes.hypothetical
+    if try_action is not None:  # hypothetical moves: maumau_log.disputes.hypothetical
         from .dispute_cmds import run_try
 
         run_try(dataset, game_id, at, try_action, as_json, None)

@@ -1,4 +1,4 @@
-"""Command-line values converted without pydantic where that gives the same value (issue 12).
+"""Command-line values converted without pydantic where that gives the same value.
 
 typer 0.2x converts every value but a flag through a pydantic ``TypeAdapter`` built on the
 first use: importing pydantic and building the adapters is about a third of the start-up of

@@ -1,4 +1,4 @@
-"""``import``: convert other programs' game records into canonical logs (issue 4).
+"""``import``: convert other programs' game records into canonical logs.
 
 ``maumau-log import openspiel FILE... --out LOG`` reads OpenSpiel ``crazy_eights`` histories
 (the text of ``pyspiel.serialize_game_and_state``, or JSON lines of
@@ -12,7 +12,7 @@ history (:mod:`maumau_log.openspiel`). Exit codes:
 - 2: usage error, an input file that cannot be read, or an output that cannot be written.
 
 With ``--validate`` the written log is then validated in the same process, exactly as
-``maumau-log validate LOG`` would (the same report, ``--json`` the same document; issue 12:
+``maumau-log validate LOG`` would (the same report, ``--json`` the same document:
 one start-up instead of two), and the exit code is the larger of the import's and the
 validation's (validate: 0 valid, 1 violations, 2 unreadable, 4 a failed shard).
 """
@@ -101,7 +101,7 @@ def openspiel_cmd(
         fail("--json needs --validate (the import itself prints no document)")
     # the conversion and the replay make many short-lived containers (a game's trace, its
     # events, the lines): the young objects are collected every YOUNG_ALLOCATIONS
-    # allocations, not every 700 (issue 12: 2% of an import --validate; memory stays flat)
+    # allocations, not every 700 (2% of an import --validate; memory stays flat)
     threshold = gc.get_threshold()
     gc.set_threshold(YOUNG_ALLOCATIONS, *threshold[1:])
     try:
@@ -121,11 +121,11 @@ def _import(
 ) -> int:  # fmt: skip
     """:func:`openspiel_cmd`'s work; returns its exit code (a usage error exits here)."""
     # the conversion's modules (msgspec, the events, the port) only when a command runs:
-    # not for ``import openspiel --help`` (issue 12: start-up)
+    # not for ``import openspiel --help`` (start-up)
     from ..openspiel import OpenSpielImportError, convert_source_lines_counted, read_source
 
     games: list[bytes] = []
-    n_events = 0  # the lines of the games: the conversion counts them (issue 12)
+    n_events = 0  # the lines of the games: the conversion counts them
     rejected: list[OpenSpielImportError] = []
     for f in files:
         if not f.is_file():

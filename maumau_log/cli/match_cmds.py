@@ -1,5 +1,5 @@
 """The ``match`` command: a match's score sheet and the chart of its running totals
-(issue 6; split out of :mod:`.data_cmds`)."""
+(split out of :mod:`.data_cmds`)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Options shared by the commands that replay (``--jobs``, ``--engine``, ``--address``) and
-their progress bar (issue 11)."""
+their progress bar."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from ..run.runners import Outcome, Runner, ShardTask, default_jobs, local_result
 from ..run.shard import Shard, ShardFailure
 from . import err, fail
 
-if TYPE_CHECKING:  # rich's progress bar only when one is shown (issue 12: start-up)
+if TYPE_CHECKING:  # rich's progress bar only when one is shown (start-up)
     from rich.progress import Progress
 
 JobsOpt = Annotated[

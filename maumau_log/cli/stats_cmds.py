@@ -1,8 +1,8 @@
-"""The ``stats`` command: the player and match leaderboards of a dataset (issues 3, 6).
+"""The ``stats`` command: the player and match leaderboards of a dataset.
 
 Its own module so that ``maumau-log stats`` imports only what a query needs: Polars, typer,
-rich and :mod:`maumau_log.store.manifest` (no pyarrow, no replay engine, no process pool;
-issue 11: ``stats`` over 10^6 games under a second as a whole process).
+rich and :mod:`maumau_log.store.manifest` (no pyarrow, no replay engine, no process pool:
+``stats`` over 10^6 games under a second as a whole process).
 :mod:`.data_cmds` imports it (``analyze`` prints the same leaderboard).
 """
 

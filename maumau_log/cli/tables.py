@@ -1,4 +1,4 @@
-"""Leaderboard tables that fit the terminal (issue 15, item 7).
+"""Leaderboard tables that fit the terminal.
 
 The leaderboard has more statistics than an 80-column terminal holds. :func:`board_table`
 chooses its columns by width: the key columns (player, and seat or ruleset), then the

@@ -1,4 +1,4 @@
-"""The ``verify`` command: check a dataset's files and tables (issue 15, item 3).
+"""The ``verify`` command: check a dataset's files and tables.
 
 Exit 0 when the dataset is whole, 1 when a file is missing, changed or unreadable or the
 tables disagree, 2 when the folder is not a dataset.

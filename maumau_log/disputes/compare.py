@@ -1,5 +1,5 @@
-"""One player's view of a round, and comparing a seat's log with the server's (issue 7,
-item 3; FORMAT.md "Information levels").
+"""One player's view of a round, and comparing a seat's log with the server's
+(FORMAT.md "Information levels").
 
 :func:`seat_view` turns a full-information (server) log into what one seat saw: the own
 hand and draws in full, the other hands and draws as counts, no stock order. The engine

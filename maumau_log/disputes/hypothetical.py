@@ -1,4 +1,4 @@
-"""Hypothetical moves: "could ben have played the 7 of clubs there?" (issue 13, item 2).
+"""Hypothetical moves: "could ben have played the 7 of clubs there?".
 
 An action written in the notation's short form (``ben plays 7C``, ``ben draws``,
 ``ben passes``, ``ben calls mau``, ``ben names H``, ``ben pays 2 (missed_call) by ana``) is

@@ -171,7 +171,7 @@ EVENT_TYPES: dict[str, type[_Event]] = {str(cls.__struct_config__.tag): cls for 
 _decoder: msgspec.json.Decoder[Event] = msgspec.json.Decoder(Event)
 EVENT_DECODER = _decoder
 """The decoder :func:`decode_event` uses; the replay calls its ``decode`` directly (one
-Python call less per line, issue 12)."""
+Python call less per line)."""
 _encoder = msgspec.json.Encoder()
 
 

@@ -1,6 +1,6 @@
 """The JSON Schemas under ``schemas/``: loading them and checking raw data against them.
 
-``jsonschema`` is imported on the first check, not with this module (issue 12: start-up
+``jsonschema`` is imported on the first check, not with this module (start-up
 time of ``validate``, which only checks a line against the schemas when it is bad).
 
 ``schemas/`` is the normative, machine-readable form of FORMAT.md (events) and RULESETS.md
@@ -29,7 +29,7 @@ _SOURCE_TREE = _HERE.parent.parent / "schemas"
 _PACKAGED = _HERE.parent / "_schemas"
 """The wheel's copy: in the package's own folder (where ``importlib.resources.files`` finds
 it; the path is taken directly, without importing ``importlib.resources`` and its readers:
-issue 12, start-up)."""
+start-up)."""
 
 
 def schema_dir() -> Path:
@@ -128,7 +128,7 @@ def surely_valid(schema: Any, instance: Any, root: dict[str, Any]) -> bool:
     (invalid, or a keyword, a ``$ref`` or a value it leaves to ``jsonschema``).
 
     :func:`schema_errors` asks it first, so that checking valid options (every ``game``
-    header with options) does not import ``jsonschema`` (issue 12: about 0.1 s of the
+    header with options) does not import ``jsonschema`` (about 0.1 s of the
     start-up of an ``import --validate``); every "not sure" goes to ``jsonschema``, which
     decides and words the errors. ``tests/test_schema.py`` checks that it never says True
     where ``jsonschema`` finds an error.

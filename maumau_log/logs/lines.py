@@ -14,7 +14,7 @@ Compression is picked by magic bytes, not by the name: :mod:`maumau_log.logs.ope
 files and decodes them (its names are re-exported here); this module finds the files (and
 the logs a pyarrow filesystem URI names, for Ray) and cuts the bytes into lines
 (:func:`iter_lines`, and :func:`iter_line_runs` with :func:`numbered` for the replay's fast
-path, issue 12).
+path).
 """
 
 from __future__ import annotations
@@ -395,7 +395,7 @@ def iter_line_runs(
     """:func:`iter_lines` in runs: ``(first_line_number, lines)``, where ``lines`` are
     consecutive lines numbered from ``first_line_number`` (a blank line ends a run).
 
-    The replay's fast path (issue 12): ``zip(itertools.count(first), lines)`` gives
+    The replay's fast path: ``zip(itertools.count(first), lines)`` gives
     :func:`iter_lines`'s items, and :func:`numbered` chains them, with no Python frame and
     no new tuple per line. A run holds complete lines of one read (up to
     :data:`READ_CHUNK` bytes). The arguments, the lines, the order of lines and errors,

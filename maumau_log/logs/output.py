@@ -20,7 +20,7 @@ def open_out(path: Path) -> Any:
     """
     name = path.name
     if name.endswith(".gz"):
-        import gzip  # only for a .gz log (issue 12: start-up of the others)
+        import gzip  # only for a .gz log (start-up of the others)
 
         raw = open(path, "wb")  # noqa: SIM115 - closed by the GzipFile wrapper below
         return _Closing(gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename=""), raw)

@@ -1,4 +1,4 @@
-"""Import OpenSpiel ``crazy_eights`` game histories as canonical logs (issues 4 and 10).
+"""Import OpenSpiel ``crazy_eights`` game histories as canonical logs.
 
 OpenSpiel users keep a game as its history: the list of action ids, chance actions
 included, with the game string that loaded the game (``crazy_eights(players=3,...)``). This
@@ -81,7 +81,7 @@ if TYPE_CHECKING:  # mypy sees the real names (a typo is an error), the import d
 
 _DIFFERENTIAL = ("Disagreement", "engine_disagreement", "pyspiel_random_game", "returns_explained")
 """Names of :mod:`.differential`, imported on first use (the tests and ``bench/`` use them,
-the import never: issue 12, start-up)."""
+the import never: start-up)."""
 
 
 def __getattr__(name: str) -> Any:
@@ -99,7 +99,7 @@ def __getattr__(name: str) -> Any:
 
 COMPILED: bool = _select.compiled(__name__ + ".port")
 """True when :mod:`.port` (and with it :mod:`.lines` and :mod:`.convert`) runs compiled
-(mypyc, ``hatch_build.py``; issue 12), False for pure Python (no C compiler at install, or
+(mypyc, ``hatch_build.py``), False for pure Python (no C compiler at install, or
 ``MAUMAU_LOG_PURE_PYTHON=1``)."""
 
 __all__ = [

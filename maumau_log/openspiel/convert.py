@@ -19,6 +19,13 @@ so a history fixes the order of only the cards that are drawn. ``deal.stock`` (a
 never drawn in canonical order (card id order: 2C 2D 2H 2S 3C ...). Every draw is then
 checked against the stock top. Starters that were 8s go back into the stock (OpenSpiel
 puts them back and turns again); they are listed in ``game.meta.openspiel_redealt``.
+
+The conversion runs compiled with the port (``hatch_build.EXTRA``), and is written for it
+once here rather than per line: the pack's and a hand's counts are lowered as
+``pack[c] = pack[c] - 1`` (``-=`` on a list item is a generic call compiled), events are
+added by ``events.append`` (a direct C call, where a bound-method local is a Python
+call), and the cards left are listed by one typed pass over the 52 ids, no generic
+``max`` or ``compress``.
 """
 
 from __future__ import annotations
@@ -54,7 +61,7 @@ def _in_id_order(copies: list[int]) -> list[str]:
     id order."""
     codes = CARD_CODES
     out: list[str] = []
-    for c in range(NUM_CARDS):  # compiled: one typed pass, no generic max/compress
+    for c in range(NUM_CARDS):
         k = copies[c]
         while k > 0:
             out.append(codes[c])
@@ -83,8 +90,8 @@ class _Segment:
         rest = self.cards
         codes = CARD_CODES
         target = self.target
-        for c in self.drawn:  # one pass (issue 12)
-            rest[c] = rest[c] - 1  # not ``-=``: compiled, typed int arithmetic
+        for c in self.drawn:  # one pass
+            rest[c] = rest[c] - 1
             target.append(codes[c])
         target.extend(_in_id_order(rest))
 
@@ -130,7 +137,7 @@ def history_to_lines(
     meta: dict[str, Any] | None = None,
 ) -> bytes:
     """:func:`history_to_events` as the log's JSON lines, each ending in a newline: the
-    bytes of :func:`encode_game` of those events, made without a dict per event (issue 12;
+    bytes of :func:`encode_game` of those events, made without a dict per event (
     the import calls :func:`history_to_lines_counted`, which also gives the count). Same
     arguments and errors; also ``UnicodeEncodeError`` as :func:`encode_event`."""
     return history_to_lines_counted(params, history, game_id, returns, partial, meta)[0]
@@ -145,7 +152,7 @@ def history_to_lines_counted(
     meta: dict[str, Any] | None = None,
 ) -> tuple[bytes, int]:
     """:func:`history_to_lines` and the number of its lines (events), which the import's
-    summary reports without counting the newlines of the written log again (issue 12).
+    summary reports without counting the newlines of the written log again.
 
     Returns:
         ``(lines, count)``: the bytes of :func:`history_to_lines` and
@@ -213,7 +220,7 @@ def compact_events(
     :func:`~maumau_log.openspiel.lines.encode_events` (the import's lines) or
     :func:`~maumau_log.openspiel.lines.as_dicts`. Same arguments, returns and errors;
     with ``with_origins`` False the origins list comes back empty (the import's lines do
-    not use it: one append fewer per event, issue 12)."""
+    not use it: one append fewer per event)."""
     n = state.n
     names = [f"p{i}" for i in range(n)]
     codes = CARD_CODES
@@ -244,7 +251,6 @@ def compact_events(
     events.append(header)
     if with_origins:
         origins.append(None)
-    # events.append, not a bound-method local: compiled, a direct C call (issue 12)
     per_player = PER_PLAYER
     pass_id, suit_base = PASS_ID, SUIT_BASE
 
@@ -287,7 +293,7 @@ def compact_events(
                 and trace[at] == T_DRAWN
                 and (after == size or (trace[after] != T_DRAWN and trace[after] != T_RESHUFFLE))
             ):
-                # a one-card draw (most draws): one int, no Draw (issue 12); its card is
+                # a one-card draw (most draws): one int, no Draw; its card is
                 # the T_DRAWN entry's, which is one more action
                 card = trace[at + 2]
                 events.append(draw_one(trace[i + 1], card, reason))
@@ -335,7 +341,7 @@ def compact_events(
             # the stock after the deal: the pack less the hands and the starter
             pack = [state.decks] * NUM_CARDS
             for c in dealt:
-                pack[c] = pack[c] - 1  # not ``-=``: compiled, typed (issue 12)
+                pack[c] = pack[c] - 1
             pack[card] = pack[card] - 1
             deal: dict[str, Any] = {
                 "type": "deal",
@@ -388,7 +394,7 @@ def compact_events(
         s.fill()
     if redealt:
         header["meta"]["openspiel_redealt"] = redealt
-    # an empty hand (the winner's) without a pass over its 52 counts (issue 12)
+    # an empty hand (the winner's) without a pass over its 52 counts
     sizes = state.hand_sizes
     final = [_in_id_order(state.hands[p]) if sizes[p] else [] for p in range(n)]
     hands_at_end = {names[p]: final[p] for p in range(n)}
@@ -465,7 +471,7 @@ def convert_source_lines_counted(
     partial: bool = False,
 ) -> tuple[bytes, int]:
     """:func:`convert_source_lines` and the number of its lines (events): the import's
-    way, so that its summary needs no second pass over the log (issue 12).
+    way, so that its summary needs no second pass over the log.
 
     Returns:
         ``(lines, count)``, ``count == lines.count(b"\\n")``.

@@ -1,5 +1,6 @@
-"""The differential check of our engine against OpenSpiel (issue 4; README "Games played by
-OpenSpiel"): a game OpenSpiel played must replay through the engine under the
+"""The differential check of our engine against OpenSpiel
+(docs/tutorials/openspiel-import.md): a game OpenSpiel played must replay through the engine
+under the
 ``crazy-eights`` preset with OpenSpiel's parameters as options (RULES.md section 12,
 PRESETS.md ``crazy-eights``), with the same legal actions at every player decision, every
 event accepted, and the round ending where OpenSpiel's does.
@@ -65,7 +66,7 @@ def engine_disagreement(params: GameParams, history: list[int]) -> Disagreement 
     state.apply_all(history)
     events, origins = events_from_trace(state, "differential", "field", None)
     # the events straight into their structs, checked as the decoder checks a line (no
-    # JSON text in between: issue 12)
+    # JSON text in between)
     decoded = msgspec.convert(events, list[Event])
     header = decoded[0]
     assert isinstance(header, Game)

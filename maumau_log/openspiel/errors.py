@@ -1,5 +1,5 @@
 """The importer's errors: a game that cannot be imported, located at its file, line, game
-number and action index (README "Games played by OpenSpiel"; exit code 1 of
+number and action index (docs/tutorials/openspiel-import.md; exit code 1 of
 ``maumau-log import openspiel``)."""
 
 from __future__ import annotations

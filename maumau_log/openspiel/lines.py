@@ -1,11 +1,11 @@
 """The compact form of a converted game's events, and its two renderings: the log's JSON
-lines (FORMAT.md events ``play``, ``suit``, ``pass``, ``draw``) and event dicts (issue 12).
+lines (FORMAT.md events ``play``, ``suit``, ``pass``, ``draw``) and event dicts.
 
 :func:`~maumau_log.openspiel.convert.events_from_trace` makes most events of a game in a
 compact form, so that the import writes them without building a dict per event and
 encoding it (the conversion's largest cost before, about 0.2 s of the 960-history
 benchmark's 0.5 s): a ``play``, ``suit`` or ``pass`` is one int (:func:`play`, :func:`suit`,
-:func:`passes`), a one-card ``draw`` (most draws) one int too (:func:`draw_one`, session 9),
+:func:`passes`), a one-card ``draw`` (most draws) one int too (:func:`draw_one`),
 any other ``draw`` a :class:`Draw` whose cards are added as the trace tells them;
 every other event (the header, ``deal``, ``reshuffle``, ``abandon``, ``round_end``) stays a
 dict. :func:`encode_events` writes the JSON lines (the bytes msgspec writes for the dicts,
@@ -14,6 +14,10 @@ which ``tests/test_openspiel.py`` checks line by line), :func:`as_dicts` gives t
 Players are ``p0`` .. ``p14`` (OpenSpiel's player ids, at most
 :data:`~maumau_log.openspiel.actions.MAX_PLAYERS`), cards the log's codes
 (:data:`~maumau_log.openspiel.actions.CARD_CODES`), suits ``C D H S``.
+
+Compiled with the OpenSpiel port (``hatch_build.EXTRA``): :func:`encode_events` calls
+``out.append`` on the list, not through a bound-method local, which compiled is a direct C
+call.
 """
 
 from __future__ import annotations
@@ -54,7 +58,7 @@ def passes(player: int) -> int:
 
 def draw_one(player: int, card: int, reason: int) -> int:
     """The compact ``draw`` of the one OpenSpiel card id ``card`` by ``player`` (``reason``
-    an index of :data:`REASONS`): most draws, made without a :class:`Draw` (issue 12).
+    an index of :data:`REASONS`): most draws, made without a :class:`Draw`.
 
     Returns:
         An int from :data:`DRAW_ONE_BASE` up, above every play, suit and pass id.
@@ -120,12 +124,12 @@ def encode_events(events: list[Any]) -> bytes:
     lines, quoted, heads, tails = _LINES, _QUOTED, _DRAW_HEAD, _DRAW_TAIL
     ones = _DRAW_ONE
     out: list[bytes] = []
-    for ev in events:  # out.append, not a bound-method local: compiled, a C call
+    for ev in events:
         if isinstance(ev, int):
             if ev < DRAW_ONE_BASE:
                 out.append(lines[ev])
                 continue
-            key = ev - DRAW_ONE_BASE  # a one-card draw: its line made once (issue 12)
+            key = ev - DRAW_ONE_BASE  # a one-card draw: its line made once
             one = ones[key]
             if one is None:
                 who, rest = divmod(key, NUM_CARDS * len(REASONS))

@@ -31,7 +31,7 @@ class GameParams:
 
     def game_string(self) -> str:
         """OpenSpiel's canonical game string: every parameter, sorted by name (made once
-        per object: a parsed game string's parameters stand for many games, issue 12)."""
+        per object: a parsed game string's parameters stand for many games)."""
         return self._canonical
 
     @cached_property
@@ -83,7 +83,7 @@ _GAME_RE = re.compile(r"^\s*([A-Za-z0-9_]+)\s*(?:\((.*)\))?\s*$", re.DOTALL)
 _KEPT = 1024
 """At most this many game strings are kept parsed (:func:`parse_game_string`): an import
 converts thousands of games of a few parameter mixes, each game parsing its string and
-writing the canonical one (issue 12: 2% of an ``import openspiel --validate``). The
+writing the canonical one (2% of an ``import openspiel --validate``). The
 parameters are frozen, so one stands for many games."""
 _PARSED: dict[str, GameParams] = {}
 

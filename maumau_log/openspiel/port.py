@@ -25,6 +25,13 @@ legal actions). OpenSpiel's rules, as its code has them:
 Legality has one source, :meth:`CrazyEightsState.is_legal`: :meth:`~CrazyEightsState.apply`
 asks it about the one action given (constant time), :meth:`~CrazyEightsState.legal_actions`
 lists the actions it allows, and :meth:`~CrazyEightsState.why_illegal` explains a refusal.
+
+Compiled (``hatch_build.EXTRA``; ``MAUMAU_LOG_PURE_PYTHON=1`` runs this source as Python),
+so written for the compiled build once here rather than per line: a card count is
+lowered as ``deck[c] = deck[c] - 1`` (typed int arithmetic; ``-=`` on a list item is a
+generic in-place call), :meth:`~CrazyEightsState.apply_all` calls the state's methods on
+``self`` (direct C calls; a bound-method local boxes the arguments), and the test for a
+playable card is a loop over four suits, not a slice.
 """
 
 from __future__ import annotations
@@ -60,7 +67,7 @@ _OVER: Final = 2
 # The kinds of :attr:`CrazyEightsState.trace` entries (each entry: its kind, then the fields
 # listed in the class doc). A flat list of ints, not a tuple per action with a string kind:
 # compiled, an entry is a few appends of small ints and reading it no string comparison
-# (issue 12: the trace was a third of the conversion's instructions).
+# (the trace was a third of the conversion's instructions).
 T_DEALER: Final = 0
 T_DEAL: Final = 1
 T_STARTER_BACK: Final = 2
@@ -87,7 +94,7 @@ class CrazyEightsState:
     ``total`` cards, ``c0 ... c51`` the copies of each card id that go back into the stock,
     ``over`` 1 when the game is over already). Every action of the history makes exactly one
     entry that is not ``T_RESHUFFLE`` (a reshuffle happens inside an action), so an entry's
-    action index in the history is the number of such entries before it (issue 12: no index
+    action index in the history is the number of such entries before it (no index
     stored per entry).
 
     Args:
@@ -219,7 +226,7 @@ class CrazyEightsState:
         hand = self.hands[current]
         base = (self.last_card >> 2) * 4
         eights = EIGHT_RANK * 4
-        # an 8, or a card of the top card's rank (no slices; compiled, a loop: issue 12)
+        # an 8, or a card of the top card's rank
         return any(hand[eights + k] or hand[base + k] for k in range(4))
 
     def why_illegal(self, action: int) -> str:
@@ -304,10 +311,8 @@ class CrazyEightsState:
             IllegalAction: the first action that is not legal (``action_index`` set: its
                 index in the whole history); the actions before it stay applied.
         """
-        # the methods called as methods, not through bound-method locals: compiled, that
-        # is a direct C call instead of a Python call with its arguments boxed (issue 12)
         # the actions applied join ``history`` in one copy at the end (no append per
-        # action); meanwhile ``applied`` is the history's length (issue 12)
+        # action); meanwhile ``applied`` is the history's length
         done, record = self.history, self.record_legal
         seq = history if isinstance(history, list) else list(history)
         size = len(seq)
@@ -350,7 +355,7 @@ class CrazyEightsState:
             if left > 0:
                 shown += left
         if shown == total:  # no count below 0 (always, in a consistent state)
-            trace.extend(deck)  # one copy of the 52 counts (issue 12)
+            trace.extend(deck)  # one copy of the 52 counts
         else:
             for left in deck:
                 trace.append(left if left > 0 else 0)
@@ -378,8 +383,6 @@ class CrazyEightsState:
             trace.append(T_DRAWN)
             trace.append(current)
             trace.append(action)
-        # list items as ``x[i] = x[i] - 1``, not ``x[i] -= 1``: compiled, typed int
-        # arithmetic instead of a generic in-place number call (issue 12)
         deck, hand, sizes, held = self.deck, self.hands[current], self.hand_sizes, self.in_hands
         suits, suit = self.suit_held, current * 4 + (action & 3)
         self.cards_left -= 1

@@ -1,7 +1,7 @@
 """Reading OpenSpiel game records: the text of ``pyspiel.serialize_game_and_state``
 (``open_spiel/spiel.cc``, ``SerializeGameAndState``: ``[Meta]`` ``Version: 1``, ``[Game]`` the
 game string, ``[State]`` one action id per line) and JSON lines of ``{"game": "<game
-string>", "history": [action ids]}`` (README "Games played by OpenSpiel").
+string>", "history": [action ids]}`` (docs/tutorials/openspiel-import.md).
 
 Bad input is located: every game that cannot be read becomes an
 :class:`~maumau_log.openspiel.errors.OpenSpielImportError` with its file, line and game
@@ -87,7 +87,7 @@ class _UsualLine(msgspec.Struct):
 
 
 _decode_usual = msgspec.json.Decoder(_UsualLine).decode
-"""Decodes a usual line, typed, in one pass (issue 12: the generic decode and the test of
+"""Decodes a usual line, typed, in one pass (the generic decode and the test of
 every entry's type were a fifth of the reading); every other line raises and is read by
 the general path, which decides and words the refusals as before."""
 
@@ -125,7 +125,7 @@ def _read_json_lines(name: str, lines: list[str]) -> Iterator[SourceGame | OpenS
             yield usual
             continue
         try:
-            obj = _decode(raw)  # msgspec: about 3x json's speed (issue 12)
+            obj = _decode(raw)  # msgspec: about 3x json's speed
         except msgspec.DecodeError:
             # what msgspec refuses, json decides, as before: it reads NaN, 1e400 and lone
             # surrogates, and words the errors
@@ -144,7 +144,7 @@ def _read_json_lines(name: str, lines: list[str]) -> Iterator[SourceGame | OpenS
             except RecursionError:
                 yield OpenSpielImportError("not valid JSON: nested too deeply", name, i, number)
                 continue
-        except RecursionError:  # msgspec's own depth limit (review, session 5)
+        except RecursionError:  # msgspec's own depth limit: a deeply nested line
             yield OpenSpielImportError("not valid JSON: nested too deeply", name, i, number)
             continue
         if not isinstance(obj, dict) or not isinstance(obj.get("game"), str):

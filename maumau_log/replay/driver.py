@@ -9,13 +9,13 @@ The replay's modules, imported one way: :mod:`.replay_report` (the report, the v
 protocol, the driver's per-game record) <- :mod:`.replay_checks` (header, commitment and
 match checks, violation wording) <- this module (the per-line driver, and the public names).
 
-The per-line path is kept lean (issue 12): lines come in lists per read and are flattened
+The per-line path is kept lean: lines come in lists per read and are flattened
 in C (:func:`~maumau_log.logs.lines.iter_line_runs`), each is decoded straight into its
 event struct by msgspec's tagged union, and an accepted event costs a handful of slot reads
 and the engine's ``apply``; everything unusual (bad JSON, overlong lines, notation errors,
 violations) leaves the fast path through the decoder's exception or a test on the game.
 Short lines of the turn's events are kept decoded (:data:`DECODED_LINE_BYTES`): a
-repeated line costs a dict look-up of its bytes, not a decode (issue 12, session 6).
+repeated line costs a dict look-up of its bytes, not a decode.
 
 This module is compiled with the engine when the build can (``hatch_build.EXTRA``; the
 same source, ``MAUMAU_LOG_PURE_PYTHON=1`` runs it as Python): the loop then calls the
@@ -82,7 +82,7 @@ _GAME: Final = Game
 
 DECODED_LINE_BYTES = 96
 """Lines up to this length of the turn's events (:data:`DECODED_TYPES`) are kept decoded
-per :class:`Replayer` (issue 12): a log repeats them
+per :class:`Replayer`: a log repeats them
 (``{"type":"play","player":"p2","cards":["7H"]}``: 115,733 distinct lines of 1,375,051 in
 ``bench_validate``'s file, the 3,000 most frequent 91% of them), and a dict look-up of the
 line's bytes costs a small part of msgspec's decode. The event for equal bytes is the
@@ -98,8 +98,8 @@ judges its kept lines: if fewer than one line in five was found there since the 
 judgement (a log with a ``t`` or ``seq`` in every line: no two lines are equal), it drops
 them and neither looks nor keeps for :data:`DECODED_PAUSE` times as many decoded lines, then
 starts keeping again from the lines it meets then. So such a log pays no failed look-up per
-line, and a plain log after it is not left with kept lines that are never found (session 6
-review). Only the speed depends on it, never a report."""
+line, and a plain log after it is not left with kept lines that are never found.
+Only the speed depends on it, never a report."""
 DECODED_PAUSE = 8
 """How many judgement windows (:data:`DECODED_JUDGE`) a Replayer neither looks nor keeps
 after judging its kept lines useless."""
@@ -107,8 +107,8 @@ DECODED_TYPES: Final = frozenset({Play, Draw, Pass, SuitChoice, Call})
 """The events kept decoded: the turn's short, repeated ones (a header, a deal, a
 reshuffle, a penalty or a round's end is rarely repeated and is never kept), and only
 those without a ``seq``: the driver reads an event's ``seq`` (a generic attribute look-up
-from the compiled build) only for a line it decodes, a kept line has none to check
-(issue 12, session 8). A log with ``seq`` on every line keeps nothing and, judged, stops
+from the compiled build) only for a line it decodes, a kept line has none to check.
+A log with ``seq`` on every line keeps nothing and, judged, stops
 looking (:data:`DECODED_JUDGE`)."""
 
 
@@ -198,7 +198,7 @@ class Replayer:
             are kept.
         Raises:
             LogReadError: the file cannot be opened at all (missing, a directory, no
-                permission) or is not a text log (binary, UTF-16: issue 15), with
+                permission) or is not a text log (binary, UTF-16), with
                 ``line`` None; the CLI lists it as unreadable input.
         """
         if is_notation(path):  # the hand-written notation, converted as it is read
@@ -224,7 +224,7 @@ class Replayer:
         """
         name = valid_text(name)
         g: GameState | None = None
-        # the current game's hot fields in locals (issue 12: no attribute write per event);
+        # the current game's hot fields in locals (no attribute write per event);
         # written back to ``g`` (count, last_line) before any method that reads them, and
         # read again from ``g`` after any that may change them
         count = 0  # g.count
@@ -324,7 +324,7 @@ class Replayer:
             if exc.line is None:  # the file could not be opened at all
                 raise
             if exc.message.startswith("not a text log"):
-                # issue 15: a binary file is unreadable input, not an invalid game
+                # a binary file is unreadable input, not an invalid game
                 raise LogReadError(exc.path, None, exc.message) from exc
             if g is not None:
                 g.count, g.last_line = count, last
@@ -378,7 +378,7 @@ class Replayer:
             if not g.failed:
                 self._violate(
                     g, line_no, g.count, "bad_notation", raw.message,
-                    "the .mm notation (docs/notation.md)",
+                    "the .mm notation (docs/reference/notation.md)",
                 )  # fmt: skip
             g.count += 1
             g.last_line = line_no
@@ -487,7 +487,7 @@ class Replayer:
             code, message, rule = problem
             self._violate(g, line, 0, code, message, rule, raw=raw)
         elif header.started_at is not None and not is_iso_datetime(header.started_at):
-            # issue 15: a schema_error, but the game is still replayed (its date unknown)
+            # a schema_error, but the game is still replayed (its date unknown)
             self._violate(
                 g,
                 line,

@@ -1,4 +1,4 @@
-"""Duplicate and conflicting game ids of a run, in bounded memory (issue 11: peak RSS of
+"""Duplicate and conflicting game ids of a run, in bounded memory (peak RSS of
 ``validate`` flat in the number of games).
 
 ``validate`` reports every game id used by more than one game (``duplicate_game_ids``) and

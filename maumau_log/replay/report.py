@@ -3,6 +3,10 @@
 The bottom of the replay's modules (:mod:`maumau_log.replay.driver` drives, :mod:`.replay_checks`
 checks headers and matches; both import this one). Names are re-exported by
 :mod:`maumau_log.replay.driver`, where callers import them.
+
+Compiled with the engine (``hatch_build.EXTRA``): :class:`GameReport`'s ``__init__`` is the
+dataclass's own, written out, because compiled it is a C function where the generated one is
+interpreted, once per game (``tests/test_fast_paths.py`` pins its fields and their order).
 """
 
 from __future__ import annotations
@@ -70,11 +74,8 @@ class GameReport:
         violation_raw: bytes | None = None,
         lines: list[bytes] | None = None,
     ) -> None:
-        # the dataclass's own __init__, written out: compiled, it is a C function where
-        # the generated one is interpreted, once per game (issue 12, session 9);
         # ``extra`` and ``lines`` default to new empty containers, as the fields say. A
-        # field added above must be added here too (tests/test_engine_speed_s9.py pins the
-        # fields and their positional order)
+        # field added above must be added here too (see the module docstring)
         self.file = file
         self.line = line
         self.game_id = game_id
@@ -111,7 +112,7 @@ class ReplayVisitor(Protocol):
     the event left; ``end_game`` once per game, valid or not. A visitor that needs only the
     accepted lines sets a class attribute ``lines_only = True``: it gets no ``event`` calls,
     and the driver appends each accepted line to ``report.lines`` for its ``end_game``
-    instead (a list append per event, not a Python call: issue 12).
+    instead (a list append per event, not a Python call).
     """
 
     def begin_game(self, report: GameReport) -> None:

@@ -1,7 +1,7 @@
 """Rulesets as data: options, presets, ruleset files (RULESETS.md, PRESETS.md).
 
 A :class:`Ruleset` is frozen data saying what every card does. It is resolved in layers,
-each overriding the one before (issue 2): the defaults, the named preset
+each overriding the one before: the defaults, the named preset
 (``maumau_log/presets/<name>.toml``), the log header's ``options``, then a TOML ruleset file
 given with ``--rules FILE``. Every layer is checked against ``schemas/options.schema.json``;
 an unknown preset or option, or a value of the wrong type, raises a located
@@ -145,7 +145,7 @@ class Ruleset:
     def cards(self) -> dict[Card, CardRule]:
         """Every distinct card code of the pack to what it does (this ruleset's own dict;
         rulesets that differ only in options no card depends on, such as the players or
-        the turn limit, share the work of making it: issue 12)."""
+        the turn limit, share the work of making it)."""
         key = (
             self.pack, self.wild, _items(self.draw), _items(self.draw_previous), self.skip,
             self.reverse, self.play_again, self.cover, self.no_finish_on, self.draw_cancel,
@@ -265,7 +265,7 @@ _PRESETS = Path(__file__).parent / "presets"
 def _presets_dir() -> Path:
     """The packaged presets' folder (the package's own folder, as
     ``importlib.resources.files`` finds it for an installed or editable package, without
-    importing ``importlib.resources`` and its readers: issue 12, start-up)."""
+    importing ``importlib.resources`` and its readers: start-up)."""
     return _PRESETS
 
 
@@ -288,7 +288,7 @@ def _check_options(options: Any, where: str) -> dict[str, Any]:
 
 
 OPTION_INT_MAX = 2**31 - 1
-"""The largest number an option may hold (issue 15: a ``hand_size`` of 10^30 is
+"""The largest number an option may hold (a ``hand_size`` of 10^30 is
 ``bad_option``, not a deal fault; smaller values too big for the pack stay deal faults)."""
 
 
@@ -353,7 +353,7 @@ def _preset_options(name: str) -> dict[str, Any]:
     """A packaged preset's options. The package's own files are not checked against the
     JSON Schema at run time (``tests/test_schema.py`` checks every one, and
     ``tests/test_replay_driver.py`` that this reading equals :func:`read_ruleset_file`'s):
-    a replay of logs without header options then never imports jsonschema (issue 12)."""
+    a replay of logs without header options then never imports jsonschema."""
     with open(_presets_dir() / f"{name}.toml", "rb") as fh:
         options: dict[str, Any] = tomllib.load(fh)["options"]
     return {k: (None if k in _NULLABLE and v == "none" else v) for k, v in options.items()}
@@ -445,8 +445,8 @@ def variant_label(preset: str, options_json: str) -> str:
     """How a report names a ruleset: the preset, and the options that differ from it.
 
     A game played by the preset's own options is ``"classic"``; a variant names what it
-    changes, ``"classic (hand_size=6)"``, so it never reads like the preset (issue 15
-    follow-up: ``classic#73a525`` looked like the preset and like every other variant).
+    changes, ``"classic (hand_size=6)"``, so it never reads like the preset (a hash label
+    such as ``classic#73a525`` looked like the preset and like every other variant).
     When the changes are longer than :data:`LABEL_OPTIONS_WIDTH` characters the label
     names those that fit, the count of the rest and the variant's hash, the first 6 hex
     digits of ``games.options_hash``: ``"classic (hand_size=6, +3 more; variant 73a525)"``.

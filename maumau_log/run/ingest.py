@@ -87,7 +87,7 @@ class IngestSummary:
         failed: the shards that failed (``file (bytes a-b): error``); their games are not
             stored.
         unreadable: files that could not be read (binary, no permission), as
-            ``"path: why"``; the other files' games are stored (issue 15).
+            ``"path: why"``; the other files' games are stored.
     """
 
     dataset: str
@@ -178,7 +178,7 @@ def ingest(
     t0 = time.perf_counter()
     files = expand_inputs([str(p) for p in paths])
     summary = IngestSummary(dataset=str(dataset), files=len(files))
-    # ``known``: on disk, so memory stays flat in the games stored and read (issue 11)
+    # ``known``: on disk, so memory stays flat in the games stored and read
     with DatasetWriter(dataset) as writer, KnownGames() as known:
         writer.check(writer.manifest.files["games"])  # what decides duplicates: as recorded
         known.load(dataset)
@@ -204,7 +204,7 @@ def ingest(
                 if res.unreadable is not None:
                     if res.unreadable.line is not None:
                         raise res.unreadable
-                    summary.unreadable.append(str(res.unreadable))  # issue 15: the rest goes on
+                    summary.unreadable.append(str(res.unreadable))  # the rest goes on
                     continue
                 drop: set[str] = set()
                 stored = known.lookup(g.key for g in res.games)
@@ -250,7 +250,7 @@ def ingest(
                 if on_shard is not None:
                     on_shard(res)
         finally:  # the workers stopped before the writer's abort removes the staging
-            # folder on an error (else one still writing recreates it; review, session 5)
+            # folder on an error (else one still writing recreates it)
             close = getattr(results, "close", None)
             if close is not None:
                 close()
@@ -351,7 +351,7 @@ def rebuild_state(ruleset: str, options: str, raws: list[str], at: int) -> dict[
 
 def at_range_message(at: int, stored: int, game: dict[str, Any]) -> str:
     """Why ``--at at`` is refused, stating the one range ``--at`` takes for this game (the
-    stored events and, for an invalid game, its violating event; issue 15 follow-up).
+    stored events and, for an invalid game, its violating event).
 
     Args:
         at: the event asked for.
@@ -388,8 +388,7 @@ def load_game(dataset: str | Path, game_id: str, at: int | None = None) -> Store
 
     ``at`` is the event index a report gives (header = 0, as ``validate`` counts): for a
     stored (accepted) event, the state after it; for an invalid game's violating event
-    (``games.violation_index``), the state right before it, with the line as logged
-    (issue 15, item 4).
+    (``games.violation_index``), the state right before it, with the line as logged.
 
     Args:
         dataset: the dataset folder.

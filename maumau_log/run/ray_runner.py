@@ -1,4 +1,4 @@
-"""The Ray runner (``--engine ray``, the optional extra ``maumau-log[ray]``; issue 11).
+"""The Ray runner (``--engine ray``, the optional extra ``maumau-log[ray]``).
 
 Local paths (every node must see them, e.g. a shared filesystem): one plain Ray task
 (``ray.remote``) per planned shard runs the shard function
@@ -212,7 +212,8 @@ def ray_range_results(
     Plain Ray tasks (``ray.remote``), not Ray Data: Ray Data's executor starts two actors
     of its own (``_StatsActor``, ``_AutoscalingCoordinatorActor``: each a Python process
     importing Ray Data) before the first task runs, measured at 4-6 s of wall and 6.5 s of
-    CPU more than plain tasks to the first result on the 2-core machine (README "Scale").
+    CPU more than plain tasks to the first result on the 2-core machine
+    (docs/explanations/scale-and-ray.md).
     At most ``4 *`` the cluster's CPUs shards are submitted and not yet yielded (memory
     bounded, as the local pool's window); each result (its Arrow tables out of band,
     pickle protocol 5) comes back through Ray's object store. Only for local paths (every

@@ -30,7 +30,7 @@ from ..logs.lines import line_limit
 from ..scoring.matches import MatchState
 from .shard import Shard, ShardFailure, ShardResult, run_shard
 
-if TYPE_CHECKING:  # the pool's modules only when a pool runs (issue 12: one process's start-up)
+if TYPE_CHECKING:  # the pool's modules only when a pool runs (one process's start-up)
     from concurrent.futures import Future, ProcessPoolExecutor
 
 Outcome = ShardResult | ShardFailure
@@ -178,8 +178,8 @@ def keep_freed_memory() -> bool:
     freed blocks above its mmap threshold and a heap top above its trim threshold to the
     system, so every shard faulted much of its memory in afresh: ``ingest --jobs 2`` of
     25,000 games, 100,705 minor faults in the workers (45,236 with this) against 93,130
-    for ``--jobs 1``'s single process over the same events (issue 11, session 7,
-    ``bench/profile_ingest.py``). This sets glibc's trim threshold to
+    for ``--jobs 1``'s single process over the same events
+    (``bench/profile_ingest.py``). This sets glibc's trim threshold to
     :data:`KEEP_FREED_BYTES` and its top pad and mmap threshold to 32 MiB (``mallopt``).
     Arrow's own pool (mimalloc) is left as it is (its system pool faulted more). Only speed
     and a worker's resident memory between shards depend on it (its peak is one shard's,

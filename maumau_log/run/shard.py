@@ -65,7 +65,7 @@ MIN_SHARD_BYTES = 4 * 1024 * 1024
 SHARDS_PER_WORKER = 12
 """With several workers, :func:`plan_shards` aims at this many shards per worker (a
 smaller target than :data:`SHARD_BYTES` where the input is small), so that the last
-shards leave no worker idle for long (issue 11: 8 equal files on 2 workers left one idle
+shards leave no worker idle for long (8 equal files on 2 workers left one idle
 while the other finished its last file)."""
 
 _SCAN = 1024 * 1024
@@ -217,8 +217,8 @@ class ContentHasher:
     """A replay visitor for ``validate`` (which builds no rows): puts a 64-bit digest of
     each game's header, accepted lines and first violation into
     ``report.extra["content_hash"]``, so a game id used twice for one game can be told
-    from one used by two different games (issue 15, item 6). It takes the accepted lines
-    from ``report.lines`` (``lines_only``: no Python call per event, issue 12)."""
+    from one used by two different games. It takes the accepted lines
+    from ``report.lines`` (``lines_only``: no Python call per event)."""
 
     lines_only = True
 
@@ -275,7 +275,7 @@ def run_shard(
     import copy
 
     collector = None
-    if collect:  # Arrow and Polars only when rows are wanted (not for validate: issue 12)
+    if collect:  # Arrow and Polars only when rows are wanted (not for validate: start-up)
         from ..store.collector import RecordCollector
 
         collector = RecordCollector(ingested_at=ingested_at)
@@ -293,7 +293,7 @@ def run_shard(
             else notation_lines(shard.path)
         )
     else:
-        lines = numbered(  # the lines, numbered in C (issue 12)
+        lines = numbered(  # the lines, numbered in C
             iter_line_runs(
                 Path(shard.path),
                 start=shard.start,
@@ -473,7 +473,7 @@ class ShardPlan(Sequence[Shard]):
     The files' sizes and kinds are read at once (``stat`` and a sniff of the head); a
     large plain file is scanned for its cuts (:func:`_cuts`, about 0.06 s per 40 MB file)
     only when its first shard is wanted, so the pool's workers replay the first shards
-    while the parent plans the rest (issue 11: the parallel scan of every file before the
+    while the parent plans the rest (the parallel scan of every file before the
     first shard cost ``validate --jobs 2`` of 10^5 games 0.8 s of wall and 0.5 CPU s of
     two more processes). Iterating yields the shards in order; ``len`` and indexing plan
     as far as they need (``len``: everything).
@@ -518,7 +518,7 @@ class ShardPlan(Sequence[Shard]):
                 cuts = _cuts(Path(name), target) if target is not None else []
             except OSError:  # gone or unreadable since it was sized (a file rotated away
                 # while the first shards ran): one whole shard, which run_shard reports as
-                # unreadable with the file's name; the batch goes on (session 6 review)
+                # unreadable with the file's name; the batch goes on
                 cuts = []
             for off, ln in cuts:
                 shards.append(Shard(len(shards), name, start, off, line))

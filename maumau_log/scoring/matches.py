@@ -1,5 +1,5 @@
 """Matches: rounds that share a ``match_id``, their running totals and their end
-(RULESETS.md "Scoring systems"; PRESETS.md rulings 13-14; issue 6).
+(RULESETS.md "Scoring systems"; PRESETS.md rulings 13-14).
 
 Pure data and functions: :class:`MatchState` is what the replay remembers of a match
 between rounds, :class:`RoundContext` what the engine needs to replay one round of it (who
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from ..rules import Ruleset
 
 # the per-round arithmetic of a match lives with the round scores (compiled with the
-# engine, which calls it at every round_end: issue 12); named here as before
+# engine, which calls it at every round_end); named here as before
 from .rounds import HIGH_WINS as HIGH_WINS
 from .rounds import add_scores as add_scores
 from .rounds import is_over as is_over

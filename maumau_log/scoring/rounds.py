@@ -4,7 +4,7 @@ Pure functions of the final hands: no state, no I/O. This module scores one roun
 a round to a match's running totals and decides the match's end and winner (PRESETS.md
 ruling 14: :func:`add_scores`, :func:`is_over`, :func:`match_winner`, named in
 :mod:`maumau_log.scoring.matches` too; here because the engine calls them at every ``round_end``
-and this module is compiled with it, issue 12).
+and this module is compiled with it).
 """
 
 from __future__ import annotations

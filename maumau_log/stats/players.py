@@ -1,11 +1,11 @@
-"""Statistics over a dataset: Polars queries that take and return lazy frames (issue 3).
+"""Statistics over a dataset: Polars queries that take and return lazy frames.
 
 Nothing here collects: the CLI (or a notebook) calls ``.collect()``. Scans come from
 :func:`maumau_log.store.scan`, so filters on ``ruleset`` and ``date`` prune partitions and
 only the columns a query names are read.
 
-Every statistic is defined in :func:`player_stats`'s docstring; the README's table is made
-from it.
+Every statistic is defined in :func:`player_stats`'s docstring; the statistics table of
+docs/tutorials/club-statistics.md is made from it.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The Parquet dataset: Arrow schemas, crash-safe appends, lazy reads (issue 3).
+"""The Parquet dataset: Arrow schemas, crash-safe appends, lazy reads.
 
 A dataset is a folder::
 

@@ -1,4 +1,4 @@
-"""``maumau-log compact DATASET``: fewer, larger Parquet files, the same rows (issue 11).
+"""``maumau-log compact DATASET``: fewer, larger Parquet files, the same rows.
 
 Every ingest adds one file per table and partition, so a dataset fed in many small batches
 holds many small files, and every query opens them all. :func:`compact` rewrites, in each

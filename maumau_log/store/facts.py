@@ -1,4 +1,4 @@
-"""The audit's facts, recorded while the ingest replays a game (issue 11).
+"""The audit's facts, recorded while the ingest replays a game.
 
 The audit needs what the engine knows during a replay and the tables do not hold: first
 hands (power cards per seat), catchable call faults and who caught them, whether a drawn

@@ -23,7 +23,7 @@ class KnownGames:
     """The games stored or being stored by an ingest, keyed by id, kept on disk: game_id to
     (content hash, source file, source line), like the dict :func:`~maumau_log.store.
     known_games` returns, in a private temporary SQLite database, so an ingest's memory
-    does not grow with the games it has seen (issue 11).
+    does not grow with the games it has seen.
 
     Args:
         cache_kib: SQLite's page cache, KiB.

@@ -1,5 +1,5 @@
 """The dataset's layout without Arrow: table names, columns and their types, the manifest's
-name, the partition keys, :class:`DatasetError` (issue 11, start-up of ``stats``).
+name, the partition keys, :class:`DatasetError` (start-up of ``stats``).
 
 The single definition of every table's columns, as ``(name, type code)`` pairs;
 :mod:`maumau_log.store.schema` turns them into the Arrow schemas the writer writes and
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 DATASET_VERSION = 2
 """Version of the table layout; stored in the manifest and in every file's metadata.
 
-Additions keep the version: issue 6 added the ``matches`` table and the ``results`` columns
+Additions keep the version: a later version added the ``matches`` table and the ``results`` columns
 ``match_id``, ``round`` and ``total_after``; a dataset written before reads as it is (the
 missing columns read as null, the missing table as empty).
 
@@ -43,14 +43,14 @@ MANIFEST = "maumau-dataset.json"
 FORMAT_NAME = "maumau-log-dataset"
 
 AUDIT_TABLES: tuple[str, ...] = ("audit_games", "audit_seats", "audit_events")
-"""The audit's facts, recorded by the ingest's replay (issue 11): absent from datasets
+"""The audit's facts, recorded by the ingest's replay: absent from datasets
 written before them (the audit then replays the stored events instead)."""
 
 TABLES: tuple[str, ...] = ("games", "results", "events", "violations", *AUDIT_TABLES)
 """The tables an ingest fills game by game."""
 
 MATCH_TABLES: tuple[str, ...] = ("matches",)
-"""Tables recomputed from the stored rounds (issue 6); absent from older datasets."""
+"""Tables recomputed from the stored rounds; absent from older datasets."""
 
 ALL_TABLES: tuple[str, ...] = TABLES + MATCH_TABLES
 """Every table of a dataset."""

@@ -2,7 +2,7 @@
 
 Split out of :mod:`maumau_log.store` (which re-exports every name here). Imports Polars but
 not pyarrow (only :func:`known_games` and :func:`unreadable_file` load it, when called), so
-``stats`` and ``query`` start without pyarrow's and NumPy's import time (issue 11).
+``stats`` and ``query`` start without pyarrow's and NumPy's import time.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ class Manifest:
         files: table name to the relative paths of its published files.
         ingests: one record per ingest that added data (id, time, counts, sources).
         file_info: relative path to ``{"bytes": size, "sha256": hex digest}`` of each
-            published file (issue 15). A manifest written before records none: such files
+            published file. A manifest written before records none: such files
             are checked for presence only, and ``verify`` says their checksums were not
             recorded.
     """
@@ -374,8 +374,8 @@ def unreadable_file(dataset: str | os.PathLike[str]) -> tuple[str, str] | None:
     """The first published file that differs from its recorded SHA-256, else the first
     whose Parquet footer cannot be read, as ``(path, why)``.
 
-    Used, after a query over the dataset failed, to name the damaged file (issue 15, item
-    2): a reader may fail on a changed file before the checksum gate of its table has run
+    Used, after a query over the dataset failed, to name the damaged file: a
+    reader may fail on a changed file before the checksum gate of its table has run
     (:func:`checked_scan`).
 
     Args:

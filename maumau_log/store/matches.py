@@ -1,4 +1,4 @@
-"""Matches in the dataset: the ``matches`` table and the ``results`` running totals (issue 6).
+"""Matches in the dataset: the ``matches`` table and the ``results`` running totals.
 
 :func:`match_rows` computes a match's row from its stored rounds; :func:`update_matches`
 rewrites what an ingest changed, through the ingest's writer (so it is published with the
@@ -29,7 +29,7 @@ from . import (
 )
 
 # ---------------------------------------------------------------------------------------
-# Matches: the matches table and the running totals (issue 6)
+# Matches: the matches table and the running totals
 
 
 @dataclass

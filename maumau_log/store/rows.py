@@ -51,7 +51,7 @@ def game_date(header: Game | None) -> str:
     if header is None:
         return UNKNOWN
     if header.started_at is not None and not is_iso_datetime(header.started_at):
-        return UNKNOWN  # issue 15: no date, rather than a made-up partition
+        return UNKNOWN  # no date, rather than a made-up partition
     for value in (header.started_at, header.t):
         if isinstance(value, str):
             m = _DATE.match(value)
@@ -124,7 +124,7 @@ class Conflict:
         )
 
     def hint(self, dataset: str) -> str:
-        """How to tell the two games apart (issue 15, item 5), in one line."""
+        """How to tell the two games apart, in one line."""
         return (
             f"a game id names one game: compare the stored one (maumau-log game {dataset} "
             f"{self.game_id!r}) with the new one (maumau-log validate {self.file} --json); "

@@ -81,7 +81,7 @@ EVENTS_SCHEMA = _arrow_schema("events")
 VIOLATIONS_SCHEMA = _arrow_schema("violations")
 """Every violation, with the fields of ``Violation.to_dict()``, and ``raw``: the violating
 line as logged (UTF-8, invalid bytes replaced, cut to :data:`RAW_LIMIT` characters; null
-when there was no line, e.g. a file that ended early). ``raw`` was added by issue 15 (the
+when there was no line, e.g. a file that ended early). ``raw`` was added later (the
 dispute view shows the event as logged); older files read it as null."""
 
 RAW_LIMIT = 10_000
@@ -94,7 +94,7 @@ Partitioned like the others: the ruleset, and the date of its first stored round
 
 
 AUDIT_GAMES_SCHEMA = _arrow_schema("audit_games")
-"""One row per stored game with a header (issue 11): ``client`` (the header's
+"""One row per stored game with a header: ``client`` (the header's
 ``meta.client``, else ``meta.engine``, else ``unknown``) for every such game; for a valid
 game also the dealer's seat as the engine placed it, the starter card, whether every first
 hand was logged card by card, and ``moments``: the events after which every player held a

@@ -1,4 +1,4 @@
-"""``maumau-log verify DATASET``: a dataset that checks itself (issue 15, item 3).
+"""``maumau-log verify DATASET``: a dataset that checks itself.
 
 Two kinds of check:
 

@@ -1,8 +1,8 @@
-"""The ``.mm`` notation: a game written by hand, one line per event (issue 13, item 3).
+"""The ``.mm`` notation: a game written by hand, one line per event.
 
 A transcription of a disputed game, compact and readable aloud, that converts both ways
 to the canonical JSON Lines log (FORMAT.md) without losing anything. The grammar is in
-``docs/notation.md`` (and the README); in short::
+``docs/reference/notation.md``; in short::
 
     game t7-000123                  # a game starts: its header block follows
     ruleset: classic
@@ -69,7 +69,7 @@ _LAZY = {
 """Names imported from their module on first use (PEP 562): the replay and the validate
 command import this package for :func:`is_notation` and :class:`BadLine` only, and the
 lexer, reader and writer (regular expressions, tables) are start-up a JSON Lines log need
-not pay (issue 12)."""
+not pay."""
 
 
 def __getattr__(name: str) -> Any:

@@ -1,5 +1,5 @@
 """The stand-in for a notation line that could not be read (its own small module, so the
-replay can name the class without importing the notation's lexer and reader: issue 12,
+replay can name the class without importing the notation's lexer and reader:
 start-up)."""
 
 from __future__ import annotations

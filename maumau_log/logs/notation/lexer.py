@@ -1,6 +1,6 @@
 """Tokens of the ``.mm`` notation: words, JSON strings, reasons, times, the trailing JSON
 object; the errors; and how a name or a card is quoted so that it reads back the same
-(docs/notation.md "Grammar")."""
+(docs/reference/notation.md "Grammar")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Reading the ``.mm`` notation into located JSON events (docs/notation.md "Grammar"):
+"""Reading the ``.mm`` notation into located JSON events (docs/reference/notation.md "Grammar"):
 the header block, the deal's lines, one line per event; a line the grammar does not
 allow is a :class:`~.lexer.NotationError` with its line and column."""
 

@@ -1,6 +1,6 @@
 """Writing a log in the ``.mm`` notation: the short form of every event, and the trailing
 JSON object, ``json {...}`` or ``raw`` line for whatever the short form cannot say, so
-that reading it back gives the same JSON objects (docs/notation.md "Decisions")."""
+that reading it back gives the same JSON objects (docs/reference/notation.md "Decisions")."""
 
 from __future__ import annotations
 

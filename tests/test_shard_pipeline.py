@@ -1,6 +1,6 @@
-"""Issue 11, session 6: shards planned lazily (the pool's workers start while the parent
+"""The runners' pipeline: shards planned lazily (the pool's workers start while the parent
 plans the rest), the progress bar before the plan is complete, the one Parquet write of a
-whole file, and the Ray tasks' ``ShardFailure`` guards (kept: not dead)."""
+whole file, and the Ray tasks' ``ShardFailure`` guards."""
 
 from __future__ import annotations
 
@@ -229,7 +229,7 @@ def test_a_shard_whose_submit_broke_is_not_lost(
 
 
 def test_a_file_gone_before_its_scan_is_one_shard_reported_unreadable(tmp_path: Path) -> None:
-    # session 6 review: the plan scans a file only when its shards are wanted, so a file
+    # the plan scans a file only when its shards are wanted, so a file
     # deleted meanwhile must not end the batch with a traceback
     files = _three_logs(tmp_path)
     plan = plan_shards(files, shard_bytes=80)

@@ -1,5 +1,7 @@
-"""Faults a new user's break-it pass found (fresh clone, README commands only), each with
-the value it must give now."""
+"""Unusual input gives a located message, never a traceback: JSON nested too deeply (a log
+line or an OpenSpiel line), absurd round numbers, empty or numeric ids, negative counts,
+a table the pack cannot deal, control characters, a FIFO in a folder, and match rounds in
+the audit."""
 
 from __future__ import annotations
 
@@ -117,3 +119,27 @@ def test_audit_replays_match_rounds(tmp_path: Path) -> None:
     res = runner.invoke(app, ["audit", str(tmp_path / "ds"), "--format", "json"])
     doc = json.loads(res.stdout)
     assert doc["valid"] == doc["replayed"] == doc["games"]
+
+
+def test_an_openspiel_line_nested_too_deeply_is_a_located_rejection(tmp_path: Path) -> None:
+    """msgspec raised RecursionError (not DecodeError) on 200,000 open brackets: the import
+    exited 3 with "internal error". Now that line is rejected at its place, the good game
+    beside it imported, exit 1 as for any rejected game."""
+    import json
+
+    from typer.testing import CliRunner
+
+    import maumau_log.cli.import_cmds  # noqa: F401
+    from maumau_log.cli import app
+
+    samples = Path(__file__).resolve().parent.parent / "sample_logs" / "openspiel"
+    good = (samples / "histories.openspiel.txt").read_text().splitlines()[0]
+    src = tmp_path / "deep.ndjson"
+    src.write_text('{"game":"crazy_eights()","history":' + "[" * 200_000 + "\n" + good + "\n")
+    out = tmp_path / "out.jsonl"
+    res = CliRunner().invoke(app, ["import", "openspiel", str(src), "--out", str(out)])
+    assert res.exit_code == 1, res.output
+    text = " ".join(res.output.split())
+    assert f"{src}:1, game 1: not valid JSON: nested too deeply" in text
+    assert "imported 1 game(s)" in text and "internal error" not in text
+    assert json.loads(out.read_text().splitlines()[0])["type"] == "game"

@@ -1,5 +1,5 @@
-"""Leftovers of the session-4 tester's findings and the session-5 review's, each with the
-value it must give now."""
+"""Player ids on the terminal: a long id stays on one line of the audit at 80 columns, and
+an id like an emoji code (``:thumbs_up:``) is printed as written."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The OpenSpiel import's session-9 speed-ups (issue 12), each pinned against the general
-path it stands in for.
+"""The OpenSpiel import's fast paths, each pinned against the general path it stands in for.
 
 - the conversion counts the lines it writes (``convert_source_lines_counted``), so the
   import's summary does not count the newlines of the log again;
@@ -8,8 +7,7 @@ path it stands in for.
   path (which decides and words the refusals);
 - a one-card draw's line made once per player, card and reason;
 - the port's hand counts kept with typed arithmetic, and ``_score_up`` charging each hand
-  once (the same float returns as OpenSpiel's card-by-card subtraction).
-"""
+  once (the same float returns as OpenSpiel's card-by-card subtraction)."""
 
 from __future__ import annotations
 
@@ -19,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from gamebuilder import random_history
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -67,14 +66,6 @@ SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs" / "openspiel"
 runner = CliRunner()
 
 
-def _random_history(params: GameParams, seed: int, cut: int | None = None) -> list[int]:
-    rng = random.Random(seed)
-    state = CrazyEightsState(params)
-    while not state.is_terminal() and (cut is None or len(state.history) < cut):
-        state.apply(rng.choice(state.legal_actions()))
-    return state.history
-
-
 PARAMS = st.builds(
     GameParams,
     st.integers(2, 8),
@@ -92,7 +83,7 @@ def test_counted_lines_are_the_lines_and_their_count(
 ) -> None:
     """``history_to_lines_counted`` gives ``history_to_lines``'s bytes and their number of
     lines, for whole and cut (``partial``) histories of any parameters."""
-    history = _random_history(params, seed)
+    history = random_history(params, seed)
     for cut in {len(history), min(len(history), max(60, len(history) // 3))}:  # past the starter
         args = (params, history[:cut], "g", returns, True, {"n": 1})
         lines, count = history_to_lines_counted(*args)
@@ -131,7 +122,7 @@ def test_import_summary_counts_the_written_lines(tmp_path: Path) -> None:
 def test_compact_events_without_origins(params: GameParams, seed: int) -> None:
     """``with_origins=False`` gives the same events and an empty origins list."""
     state = CrazyEightsState(params)
-    state.apply_all(_random_history(params, seed))
+    state.apply_all(random_history(params, seed))
     events, origins = compact_events(state, "g", "field", None)
     state2 = CrazyEightsState(params)
     state2.apply_all(state.history)
@@ -313,7 +304,7 @@ def test_apply_all_history_in_one_copy(params: GameParams, seed: int, bad: int) 
     meanwhile) leaves the state of applying the actions one by one; an illegal action in
     the middle leaves the actions before it applied and in ``history``, and is located at
     its index in the whole history."""
-    history = _random_history(params, seed)
+    history = random_history(params, seed)
     whole = CrazyEightsState(params)
     whole.apply_all(history)
     single = CrazyEightsState(params)
@@ -369,7 +360,7 @@ def test_compact_lines_are_the_dicts_encoded(params: GameParams, seed: int, retu
     """The import's lines (one-card draws as ids, the others as :class:`Draw`) are the
     event dicts encoded by msgspec, and each draw event holds the cards the trace drew, in
     order, whole and cut (``partial``) histories."""
-    history = _random_history(params, seed)
+    history = random_history(params, seed)
     for cut in {len(history), min(len(history), max(60, len(history) // 2))}:
         state = CrazyEightsState(params)
         state.apply_all(history[:cut])

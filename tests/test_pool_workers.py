@@ -1,6 +1,6 @@
-"""Issue 11, session 7: a pool worker keeps one shard's freed memory for the next (no page
-faults afresh per shard) and leaves the objects inherited from the parent out of the
-garbage collector's passes."""
+"""A pool worker keeps one shard's freed memory for the next (no page faults afresh per
+shard) and leaves the objects inherited from the parent out of the garbage collector's
+passes."""
 
 from __future__ import annotations
 
