@@ -255,7 +255,7 @@ def rules_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print the options as JSON.")] = False,
 ) -> None:
     """List the presets, or print one preset's effective options with what each means."""
-X
+    from rich.table import Table  # imported here only: validate's start-up does without it
 
     if preset is None:
         table = Table(title="Presets", highlight=False)
