@@ -41,6 +41,8 @@ EXTRA = [
     "replay/driver.py",
     "replay/checks.py",
     "replay/report.py",
+    "store/collector.py",
+    "store/facts.py",
 ]
 """Modules compiled besides the engine, under ``maumau_log/`` (``maumau_log._select.EXTRA``
 names the same: the pure-Python switch must know every compiled module). ``replay/driver.py`` is

@@ -1,33 +1,33 @@
-"""Benchmark: validation against the decode-only floor, pure Python and compiled.
+"""Benchmark: validate and ingest against the decode floor, plain and timed logs, both builds.
 
 Run by hand (not in the tests):
 
-    python bench/bench_validate.py --games 20000 [--baseline DIR]
+    python bench/bench_validate.py --games 20000 [--baseline DIR] [--repeat 3]
 
-It simulates one log (cached under bench/out/; 20,000 classic games for four players, dealt by
-the provably fair shuffle, so validation also recomputes every deal from its seed) and then
-times, in one run on that one file, each as a whole process (``python -c``, imports
-included, as a user runs ``validate``):
+It simulates one log (cached under bench/out/; classic games for four players, dealt by the
+provably fair shuffle, so validation also recomputes every deal from its seed) and derives
+the timed log from it: the same games with a ``t`` on every line (epoch milliseconds), as
+logs of online play carry one, so no two lines are equal and the cache of decoded short
+lines finds nothing. That is the main file; the plain one is timed beside it.
 
-1. the decode-only floor: ``msgspec.json.decode`` of every line, each result discarded at
-   once (keeping a million parsed lines alive would measure the garbage collector);
-2. ``Replayer().replay_file`` with the engine in pure Python (``MAUMAU_LOG_PURE_PYTHON=1``);
-3. the same with the compiled engine (when ``maumau_log.engine.COMPILED``);
-4. the replay driver alone (reading, decoding, per-game bookkeeping; ``Engine.apply`` a
-   no-op), the floor any engine speed-up meets (and the baseline's driver with
-   ``--baseline``);
-5. the command a user runs, ``maumau-log validate --jobs 1 FILE`` (one core; the
-   build there is: compiled when present), as a whole process: start-up (typer, rich),
-   the shard plan, ``run_shard`` with its per-line content digest, and the summary;
-6. optionally a baseline source tree (``--baseline DIR``, e.g. the commit before the engine package
-   unpacked with ``git archive``), for a before/after in the same run.
+For each file it times, as whole processes (imports included, as a user runs them), CPU
+seconds (user + system of the process itself: on the shared machine the wall time also
+counts other processes), the least and the most of ``--repeat`` runs:
 
-Per core means CPU time (user + system of the child process): on a shared machine the wall
-time also counts other processes. Each measurement is the best of ``--repeat`` runs. Peak
-RSS of validate is measured at a quarter of the games and at all of them (flat in games).
+1. the floor: ``orjson.loads`` of every line, each result dropped at once (orjson is a
+   bench-only dependency: ``pip install orjson``), and msgspec's decode beside it;
+2. ``maumau-log validate --jobs 1 FILE``, compiled and pure Python
+   (``MAUMAU_LOG_PURE_PYTHON=1``), and the compiled one with no line kept decoded
+   (:data:`maumau_log.replay.driver.DECODED_LINES` 0: what the line cache is worth);
+3. ``maumau-log ingest --jobs 1 FILE -o DATASET`` into a fresh dataset, both builds;
+4. the same commands of a baseline source tree (``--baseline DIR``, e.g. a commit unpacked
+   with ``git archive`` and compiled there with ``python hatch_build.py``).
 
-Targets: compiled validate >= 600,000 events/s on one core, within 5x of the
-floor; pure Python >= 1.5x the single-module engine (d203945).
+Targets: validate within 2.0x of the orjson floor (both files); ingest within 1.5x of
+validate (same file, same build, same run).
+
+The functions :func:`run` (a ``python -c`` process with its rusage) and :func:`make_log` are
+used by the other benchmarks too.
 """
 
 from __future__ import annotations
@@ -35,11 +35,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = Path(__file__).resolve().parent / "out"
@@ -111,7 +114,7 @@ def run(code: str, path: Path, env: dict[str, str]) -> dict[str, float]:
 
     It runs in :data:`OUT`, which holds no ``maumau_log``: ``python -c`` puts its working
     folder first on ``sys.path``, before ``PYTHONPATH``, so a run started in a checkout
-    imported that checkout's code whatever ``env`` said (in earlier versions every "before"
+    imported that checkout's code whatever ``env`` said (until session 7 every "before"
     replay row run from the project's folder timed this checkout's code, not the
     baseline's)."""
     t = time.perf_counter()
@@ -133,8 +136,7 @@ def run(code: str, path: Path, env: dict[str, str]) -> dict[str, float]:
 
 def has_jobs(env: dict[str, str]) -> bool:
     """True when the checkout of ``env`` has ``validate --jobs`` (a baseline from before
-    the parallel runners, such as d203945, the single-module engine, has not: it runs on
-    one core)."""
+    issue 11, such as d203945, the engine before issue 12, has not: it runs on one core)."""
     res = subprocess.run(
         [sys.executable, "-m", "maumau_log", "validate", "--help"],
         capture_output=True, text=True, env=env, cwd=OUT,
@@ -146,7 +148,7 @@ def run_cli(path: Path, env: dict[str, str]) -> dict[str, float]:
     """``maumau-log validate --jobs 1 FILE`` (without ``--jobs`` where the checkout has no
     such option) as a whole process: its CPU seconds, wall seconds and peak RSS, from its
     own rusage (``os.wait4``: the children's rusage would give the largest child so far,
-    which earlier versions reported the baseline's peak on this row); exit 0 or 1
+    which until session 9 reported the baseline's peak on this row); exit 0 or 1
     (violations) are both a finished run."""
     jobs = ["--jobs", "1"] if has_jobs(env) else []
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
@@ -185,7 +187,79 @@ def env_for(pythonpath: Path, pure: bool) -> dict[str, str]:
     return env
 
 
+def make_timed(plain: Path) -> Path:
+    """The same games with a ``t`` (epoch milliseconds, 1.5 s apart) on every line, as logs
+    of online play carry it: no two lines are equal, so the cache of decoded short lines
+    (:data:`maumau_log.replay.driver.DECODED_LINE_BYTES`) finds nothing."""
+    path = plain.with_name(plain.stem + "_timed.jsonl")
+    if not path.exists():
+        t = 1_767_225_600_000  # 2026-01-01T00:00:00Z
+        with open(plain, "rb") as src, open(path, "wb") as dst:
+            for line in src:
+                if line.startswith(b"{"):
+                    line = b'{"t":%d,' % t + line[1:]
+                    t += 1500
+                dst.write(line)
+    return path
+
+
+FLOOR_ORJSON = """
+import orjson, resource, sys
+decode = orjson.loads
+n = 0
+with open(sys.argv[1], "rb") as fh:
+    for line in fh:
+        if line.strip():
+            decode(line)
+            n += 1
+"""
+
+NO_LINE_CACHE = """
+import sys
+import maumau_log.replay.driver as driver
+driver.DECODED_LINES = 0  # no line is kept decoded
+from maumau_log.launch import run
+sys.argv = ["maumau-log", *sys.argv[1:]]
+run()
+"""
+
+
+def run_command(args: list[str], env: dict[str, str], code: str | None = None) -> float:
+    """CPU seconds (user + system, from the process's own rusage) of one whole
+    ``python -m maumau_log ARGS`` process (or ``python -c CODE ARGS``); exit 0 or 1 are both
+    a finished run."""
+    head = ["-c", code] if code is not None else ["-m", "maumau_log"]
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen([sys.executable, *head, *args], stdout=out, stderr=err,
+                                env=env, cwd=OUT)  # fmt: skip
+        _, status, ru = os.wait4(proc.pid, 0)
+        if os.waitstatus_to_exitcode(status) not in (0, 1):
+            err.seek(0)
+            sys.exit(f"{args[0]} failed: {err.read()[-800:].decode()}")
+    return ru.ru_utime + ru.ru_stime
+
+
+def cpu_range(repeat: int, fn: Callable[..., float], *args: Any) -> tuple[float, float]:
+    """(least, most) CPU seconds of ``repeat`` runs of ``fn(*args)``."""
+    runs = [fn(*args) for _ in range(repeat)]
+    return min(runs), max(runs)
+
+
+def floor_cpu(code: str, path: Path, env: dict[str, str]) -> float:
+    """CPU seconds of one decode-floor process."""
+    return run(code, path, env)["cpu"]
+
+
+def ingest_cpu(path: Path, ds: Path, env: dict[str, str]) -> float:
+    """CPU seconds of one ``ingest --jobs 1`` into a fresh dataset ``ds``."""
+    shutil.rmtree(ds, ignore_errors=True)
+    return run_command(["ingest", "--jobs", "1", str(path), "-o", str(ds)], env)
+
+
 def main() -> None:
+    """The table of the targets: per file (plain, timed), the decode floors and the commands
+    ``validate --jobs 1`` and ``ingest --jobs 1`` as whole processes, in both builds (and a
+    baseline checkout's), CPU seconds as ranges over ``--repeat`` runs."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--games", type=int, default=20_000)
     ap.add_argument("--preset", default="classic")
@@ -193,77 +267,41 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--baseline", type=Path, help="a source tree to compare with (before)")
+    ap.add_argument("--no-pure", action="store_true", help="skip the pure-Python rows")
     args = ap.parse_args()
-    path = make_log(args.games, args.preset, args.players, args.seed)
-    small = make_log(max(args.games // 4, 1), args.preset, args.players, args.seed + 1)
-    size_mb = path.stat().st_size / 2**20
-
-    rows: list[tuple[str, dict[str, float], dict[str, float] | None]] = []
-    floor = best(FLOOR, path, env_for(ROOT, True), args.repeat)
-    rows.append(("decode only (msgspec)", floor, None))
+    rep = args.repeat
+    plain = make_log(args.games, args.preset, args.players, args.seed)
+    timed = make_timed(plain)
+    trees = [("", ROOT)]
     if args.baseline is not None:
-        env = env_for(args.baseline.resolve(), True)
-        rows.append(("validate, before", best(VALIDATE, path, env, args.repeat), None))
-    pure_env = env_for(ROOT, True)
-    driver = best(DRIVER, path, pure_env, args.repeat)
-    driver_before = None
-    # the driver row needs the engine package (an older baseline has a single engine.py)
-    if args.baseline is not None and (args.baseline / "maumau_log/engine/core.py").exists():
-        driver_before = best(DRIVER, path, env_for(args.baseline.resolve(), True), args.repeat)
-    rows.append(("validate, pure Python", best(VALIDATE, path, pure_env, args.repeat), None))
-    compiled_env = env_for(ROOT, False)
-    compiled = best(VALIDATE, path, compiled_env, args.repeat)
-    if compiled.get("compiled"):
-        rows.append(("validate, compiled", compiled, None))
-    else:
-        print("(no compiled build here: python hatch_build.py builds it)")
-    # peak memory at a quarter of the games, same builds
-    with_small: list[tuple[str, dict[str, float], dict[str, float] | None]] = []
-    for name, doc, _ in rows[1:]:
-        env = pure_env if "compiled" not in name else compiled_env
-        if "before" in name and args.baseline is not None:
-            env = env_for(args.baseline.resolve(), True)
-        with_small.append((name, doc, run(VALIDATE, small, env)))
-    rows = rows[:1] + with_small
-
-    rows.insert(1, ("replay driver, engine a no-op", driver, None))
-    if driver_before is not None:
-        rows.insert(1, ("replay driver, engine a no-op, before", driver_before, None))
-    if args.baseline is not None:
-        base_cli = best("CLI", path, env_for(args.baseline.resolve(), False), args.repeat)
-        rows.append(("maumau-log validate --jobs 1, before", base_cli, None))
-    cli = best("CLI", path, compiled_env, args.repeat)
-    rows.append(("maumau-log validate --jobs 1", cli, None))
-    n = int(floor["events"])
-    print(f"file: {path.name}: {n:,} events, {size_mb:.1f} MiB; best of {args.repeat}")
-    print(
-        f"| run | CPU s | wall s | events/s (CPU) | x floor time | peak RSS {args.games // 4:,}"
-        f" / {args.games:,} games |"
-    )
-    print("| --- | ---: | ---: | ---: | ---: | --- |")
-    for name, doc, small_doc in rows:
-        rate = n / doc["cpu"]
-        ratio = doc["cpu"] / floor["cpu"]
-        rss = (f"{small_doc['rss_mib']:.0f} / {doc['rss_mib']:.0f} MiB" if small_doc
-               else f"{doc['rss_mib']:.0f} MiB")  # fmt: skip
-        print(
-            f"| {name} | {doc['cpu']:.2f} | {doc['wall']:.2f} | {rate:,.0f} | {ratio:.2f} | {rss} |"
-        )
-        if "games" in doc and doc["valid"] != doc["games"]:
-            print(f"  ({int(doc['valid'])}/{int(doc['games'])} valid: the builds disagree?)")
-    names = [r[0] for r in rows]
-    if "validate, pure Python" in names and "validate, before" in names:
-        before = rows[names.index("validate, before")][1]["cpu"]
-        pure = rows[names.index("validate, pure Python")][1]["cpu"]
-        print(f"pure Python vs before: {before / pure:.2f}x (target >= 1.5x)")
-        if "validate, compiled" in names:
-            comp = rows[names.index("validate, compiled")][1]["cpu"]
-            print(f"compiled vs before: {before / comp:.2f}x; compiled vs pure: {pure / comp:.2f}x")
-    cli_name = "maumau-log validate --jobs 1"
-    if cli_name in names and cli_name + ", before" in names:
-        cli_before = rows[names.index(cli_name + ", before")][1]["cpu"]
-        cli_now = rows[names.index(cli_name)][1]["cpu"]
-        print(f"validate command, now vs before: {cli_before / cli_now:.2f}x (target about 4x)")
+        trees.insert(0, (", before", args.baseline.resolve()))
+    builds = [("compiled", False)] + ([] if args.no_pure else [("pure", True)])
+    ds = Path(tempfile.mkdtemp(prefix="bench_ingest_"))
+    print(f"{args.games:,} games; CPU s, least-most of {rep} whole processes")
+    print("| file | run | CPU s | x floor (orjson) | x validate |")
+    print("| --- | --- | ---: | ---: | ---: |")
+    for label, path in (("plain", plain), ("timed", timed)):
+        env = env_for(ROOT, True)
+        floor = cpu_range(rep, floor_cpu, FLOOR_ORJSON, path, env)
+        msg = cpu_range(rep, floor_cpu, FLOOR, path, env)
+        print(f"| {label} | orjson decode, dropped | {floor[0]:.2f}-{floor[1]:.2f} | 1.00 | |")
+        print(f"| {label} | msgspec decode, dropped | {msg[0]:.2f}-{msg[1]:.2f} "
+              f"| {msg[0] / floor[0]:.2f} | |")  # fmt: skip
+        validate = ["validate", "--jobs", "1", str(path)]
+        for tag, tree in trees:
+            for build, pure in builds:
+                env = env_for(tree, pure)
+                val = cpu_range(rep, run_command, validate, env)
+                print(f"| {label} | validate, {build}{tag} | {val[0]:.2f}-{val[1]:.2f} "
+                      f"| {val[0] / floor[0]:.2f} | 1.00 |")  # fmt: skip
+                if not tag and build == "compiled":
+                    nc = cpu_range(rep, run_command, validate, env, NO_LINE_CACHE)
+                    print(f"| {label} | validate, {build}, no line cache | {nc[0]:.2f}-{nc[1]:.2f}"
+                          f" | {nc[0] / floor[0]:.2f} | {nc[0] / val[0]:.2f} |")  # fmt: skip
+                ing = cpu_range(rep, ingest_cpu, path, ds, env)
+                print(f"| {label} | ingest, {build}{tag} | {ing[0]:.2f}-{ing[1]:.2f} "
+                      f"| {ing[0] / floor[0]:.2f} | {ing[0] / val[0]:.2f} |")  # fmt: skip
+    shutil.rmtree(ds, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -77,11 +77,11 @@ def main() -> None:
     mode, paths = sys.argv[1], sys.argv[2:]
     import gc
 
-    import maumau_log.replay.game_ids as game_ids
     import maumau_log.run.ingest as records
     import maumau_log.run.runners as runners
     import maumau_log.run.shard as shard_mod
     import maumau_log.store.collector as collector
+    import maumau_log.store.known as game_ids
     import maumau_log.store.writer as store_writer
 
     gc_at: list[float] = []

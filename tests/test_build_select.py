@@ -43,7 +43,10 @@ def test_compilable_modules_and_the_build_hook_agree() -> None:
     built = {Path(p) for p in hook.sources()}  # type: ignore[attr-defined]
     engine = {p for p in (pkg / "engine").glob("*.py") if p.stem not in ("__init__", "_select")}
     openspiel = {pkg / "openspiel" / f"{m}.py" for m in ("port", "convert", "lines")}
-    extra = ("scoring/rounds", "replay/driver", "replay/checks", "replay/report")
+    extra = (
+        "scoring/rounds", "replay/driver", "replay/checks", "replay/report", "store/collector",
+        "store/facts",
+    )  # fmt: skip
     assert built == engine | openspiel | {pkg / f"{m}.py" for m in extra}
     names = {".".join(("maumau_log", *p.relative_to(pkg).with_suffix("").parts)) for p in built}
     assert {n for n in names if _select.source_of(n) is not None} == names

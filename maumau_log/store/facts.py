@@ -18,8 +18,9 @@ replay path, kept for datasets written before these tables), event for event.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
+from ..engine import Engine
 from ..events import Abandon, Deal, Draw, Game, Pass, Penalty, Play
 from ..rules import Ruleset
 from . import AUDIT_POWERS, UNKNOWN
@@ -31,6 +32,12 @@ DRAW_REASONS = ("no_play", "voluntary")
 """The draw reasons the ``draws`` test compares (a choice of the drawing player)."""
 
 _EMPTY: dict[str, str] = {}
+_PLAY: Final = Play
+_DRAW: Final = Draw
+_PASS: Final = Pass
+_PENALTY: Final = Penalty
+_ABANDON: Final = Abandon
+_DEAL: Final = Deal
 
 
 def time_ms(value: Any) -> float | None:
@@ -109,19 +116,19 @@ class GameFactsRecorder:
         self.behind: list[int] = []
         self.moments = 0
 
-    def event(self, e: Any, index: int, ev: Any, typ: type, player: str | None,
+    def event(self, e: Engine, index: int, ev: Any, typ: type, player: str | None,
               sizes: list[int]) -> None:  # fmt: skip
         """One accepted event, after the engine ``e`` applied it; ``sizes``: every hand's
         size now, in ``e.hands`` order."""
         t = time_ms(ev.t) if ev.t is not None else None
-        if typ is Penalty:
+        if typ is _PENALTY:
             if (
                 ev.reason in CALL_REASONS
                 and ev.by is not None
                 and self.prev_faults.get(ev.player) not in (None, "unverifiable")
             ):
                 self.catches.append((ev.player, ev.by, index))
-        elif typ is Abandon and ev.player in e.hands:
+        elif typ is _ABANDON and ev.player in e.hands:
             prev = self.prev
             was_behind = False
             if prev is not None and self.keys:
@@ -130,19 +137,19 @@ class GameFactsRecorder:
                 was_behind = any(s < mine for j, s in enumerate(prev) if j != i)
             self.abandons.append((ev.player, was_behind, index))
         if (
-            (typ is Play or typ is Draw or typ is Pass)
+            (typ is _PLAY or typ is _DRAW or typ is _PASS)
             and t is not None
             and self.prev_t is not None
             and player != self.prev_player
-            and not (typ is Draw and ev.reason == "effect")
+            and not (typ is _DRAW and ev.reason == "effect")
         ):
             self.decisions.append((player, t - self.prev_t, index))  # type: ignore[arg-type]
-        if typ is Deal:
+        if typ is _DEAL:
             self.hands = {p: list(h) for p, h in ev.hands.items() if isinstance(h, list)}
             self.starter = ev.starter
             self.keys = list(e.hands)
             self.behind = [0] * len(self.keys)
-        elif typ is Draw and ev.cards and ev.reason in DRAW_REASONS:
+        elif typ is _DRAW and ev.cards and ev.reason in DRAW_REASONS:
             cards = e.cards
             for card in ev.cards:
                 if card in cards:
