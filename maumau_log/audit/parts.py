@@ -42,7 +42,7 @@ from .collect import _GAME_COLUMNS
 from .merge import Partial, finish, merge
 from .tables import partial_from_frames
 
-PART_GAMES = 50_000
+PART_GAMES = 10_000
 """About how many games one part holds (whole row groups: a part may hold more when one
 row group does). A worker's memory is about 1.5 KB per game of its part."""
 
