@@ -177,7 +177,8 @@ def test_audit_on_ray_is_byte_identical(dataset: Path, one_part: str) -> None:
     ray = pytest.importorskip("ray")
     started = not ray.is_initialized()
     if started:
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+        # "local": a Ray of its own even when another test's cluster runs on this machine
+        ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
         with pytest.MonkeyPatch.context() as m:
             m.setattr("maumau_log.audit.parts.PART_GAMES", 150)
