@@ -1,4 +1,4 @@
-"""Scale benchmark: --jobs 1 vs --jobs 2, Ray local, stats and audit at 10^5+ games.
+"""Scale benchmark (issue 11): --jobs 1 vs --jobs 2, Ray local, stats and audit at 10^5+ games.
 
 Simulates the games in parallel (one seeded file per worker, several presets), then runs each
 command as a whole process the way a user runs it (``python -m maumau_log ...``) and measures
@@ -15,7 +15,11 @@ the workers it waited for), then the dataset's bytes per game.
         --skip validate1,ingest1,ray,replay
     python bench/bench_scale.py --games 1000000 --reuse /work/bench1m --skip validate1,ingest1,ray
 
-Targets: validate and ingest --jobs 2 at least 1.8x the events/s of --jobs 1 on a
+The audit runs at --jobs 1 and 2 (and on a local Ray) and its JSON reports are compared
+byte for byte (``audit_json_identical``); the step times give the projected core-hours for
+10^9 games (``core_hours_for_1e9_games``: linear in the events, every step streams).
+
+Targets (issue 11): validate and ingest --jobs 2 at least 1.8x the events/s of --jobs 1 on a
 2-core machine; --engine ray local within 1.3x the time of --jobs 2 at 10^5 games; audit and
 stats over 10^6 games under 2 GiB peak RSS, audit under 60 s, stats under 1 s. A machine
 shared with other work makes every figure noisy: compare the ratios of one run.
@@ -230,13 +234,49 @@ def main() -> None:
             if "stats" not in skip:
                 measure("stats", ["stats", str(ds2), "--format", "csv"])
             if "audit" not in skip:
-                measure("audit", ["audit", str(ds2), "--format", "json"])
+                outs = []
+                for j in ("1", "2"):
+                    out = work / f"audit-j{j}.json"
+                    measure(f"audit_jobs{j}", ["audit", str(ds2), "--format", "json",
+                                               "--jobs", j, "--out", str(out)])  # fmt: skip
+                    outs.append(out.read_bytes())
+                if "ray" not in skip:
+                    out = work / "audit-ray.json"
+                    measure("audit_ray_local", ["audit", str(ds2), "--format", "json",
+                                                "--engine", "ray", "--jobs", "2",
+                                                "--out", str(out)])  # fmt: skip
+                    outs.append(out.read_bytes())
+                results["audit_json_identical"] = all(o == outs[0] for o in outs)
+                ratio("audit_speedup", "audit_jobs1", "audit_jobs2")
             if "replay" not in skip:
                 measure("audit_replay", ["audit", str(ds2), "--format", "json", "--replay"])
+        project(results, games, events)
         print(json.dumps(results, indent=1))
     finally:
         if keep is None:
             shutil.rmtree(work, ignore_errors=True)
+
+
+def project(results: dict[str, object], games: int, events: int, target: int = 10**9) -> None:
+    """Core-hours for ``target`` games from each measured step's events/s (linear in the
+    events: every step streams, its memory flat), the step's processes counted as cores."""
+    per_game = events / games
+    cores = {
+        "validate_jobs1": 1,
+        "validate_jobs2": 2,
+        "ingest_jobs1": 1,
+        "ingest_jobs2": 2,
+        "ingest_ray_local": 2,
+        "audit_jobs1": 1,
+        "audit_jobs2": 2,
+        "audit_ray_local": 2,
+    }
+    out = {}
+    for name, n in cores.items():
+        r = results.get(name)
+        if isinstance(r, dict) and r.get("events_per_s"):
+            out[name] = round(target * per_game / r["events_per_s"] * n / 3600, 1)
+    results["core_hours_for_1e9_games"] = out
 
 
 if __name__ == "__main__":

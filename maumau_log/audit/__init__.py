@@ -58,6 +58,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..store import scan_all
 from .accumulators import FactsStream, _Data, collect
 from .findings import (  # noqa: F401  (the audit's API, re-exported)
     DEFAULT_ALPHA,
@@ -69,6 +70,8 @@ from .findings import (  # noqa: F401  (the audit's API, re-exported)
     Finding,
 )
 from .html import _fmt_p, report_html  # noqa: F401
+from .merge import finish, invalid_counts
+from .parts import collect_parts
 from .stat_tests import (
     _abandon_tests,
     _catch_tests,
@@ -88,7 +91,7 @@ from .statistics import (  # noqa: F401
     holm,
     wilson,
 )
-from .tables import collect_from_tables
+from .tables import collect_from_tables  # noqa: F401  (one part: the whole dataset)
 
 
 @dataclass
@@ -133,7 +136,7 @@ TESTS: list[AuditTest] = [
     lambda a: _draw_tests(a.data.acc.draws, a.data.acc.play, a.min_games, a.rows),
     lambda a: _timing_tests(a.data.acc.timing, a.min_games, a.rows),
     lambda a: _abandon_tests(a.data.acc.abandon, a.data.acc.play, a.min_games, a.rows),
-    lambda a: _invalid_tests(a.data.games, a.dataset, a.min_games, a.tables),
+    lambda a: _invalid_tests(a.data.invalid, a.min_games, a.tables),
 ]
 """The audit's tests, in report order. A new test is one more entry (a function of an
 :class:`AuditInput` returning its findings); Holm's correction covers every finding."""
@@ -145,6 +148,9 @@ def audit(
     min_games: int = DEFAULT_MIN_GAMES,
     bot_likeness: BotLikeness | None = None,
     replay: bool = False,
+    jobs: int | None = None,
+    engine: str = "local",
+    address: str | None = None,
 ) -> AuditReport:
     """Audit a dataset: deal fairness, seat advantage, suspicious play, invalid games.
 
@@ -156,6 +162,10 @@ def audit(
             (:mod:`maumau_log.audit.botlike`; off when None: it costs rollouts).
         replay: replay the stored events even when the dataset holds the facts tables
             (a cross-check; ``report.facts_from`` says which path ran).
+        jobs: worker processes for the facts' parts (default: the cores; 1: in this
+            process). The report is byte-identical whatever the number.
+        engine: ``local`` (a process pool) or ``ray`` (a Ray task per part).
+        address: the Ray cluster (``ray`` only; default ``RAY_ADDRESS``, else a local one).
     Returns:
         The :class:`AuditReport`.
     Raises:
@@ -166,14 +176,18 @@ def audit(
         raise ValueError(f"alpha must be between 0 and 1, not {alpha}")
     if min_games < 1:
         raise ValueError(f"min_games must be at least 1, not {min_games}")
-    data = None if replay else collect_from_tables(dataset)
+    data = None if replay else collect_parts(dataset, jobs, engine, address)
     facts_from = "ingest"
     if data is None:  # written before the facts tables: replay the stored events
         data = collect(dataset)
         facts_from = "replay"
+        assert data.games is not None
+        at = data.games.with_row_index("at")
+        data.invalid = invalid_counts(at, scan_all(dataset)["violations"])
+        finish(data.acc)
     report = AuditReport(dataset=str(dataset), alpha=alpha, min_games=min_games)
-    report.games = data.games.height
-    report.valid = int(data.games["valid"].sum()) if data.games.height else 0
+    report.games = data.n_games
+    report.valid = data.n_valid
     report.replayed = data.replayed
     report.facts_from = facts_from
     given = AuditInput(data, dataset, min_games, report.tables)

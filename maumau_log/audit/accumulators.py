@@ -17,6 +17,7 @@ import os
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import polars as pl
@@ -98,6 +99,15 @@ class PowerCells:
     obs: list[float]
     exp: list[float]
     evidence: list[First]  # per slot: games with more than expected + 1 there
+    got: list[int] = field(default_factory=list)  # per slot: the power's cards dealt there
+    hand: list[int] = field(default_factory=list)  # per slot: the cards dealt there
+
+    def finish(self, games: int, n_pack: int) -> None:
+        """``obs`` and ``exp`` (slots, then "elsewhere") from the exact integer counts:
+        ``exp`` of a slot is its dealt cards times ``k / n_pack``."""
+        self.obs = [float(x) for x in self.got] + [float(self.k * games - sum(self.got))]
+        self.exp = [h * self.k / n_pack for h in self.hand]
+        self.exp.append(self.k * games - sum(self.exp))
 
 
 @dataclass
@@ -144,20 +154,17 @@ class DealAcc:
         for cell in ds.cells:
             kind, k = cell.kind, cell.k
             counts = [0] * size
-            sizes = [0.0] * size
+            held = [0] * size
             for seat, p in enumerate(g.players):
                 slot = seat if cell.keyname == "seat" else (seat - g.dealer) % size
                 hand = g.hands.get(p, [])
                 counts[slot] = sum(1 for c in hand if c in kind)
-                sizes[slot] = len(hand) * k / n_pack
-            obs, exp = cell.obs, cell.exp
+                held[slot] = len(hand)
             for i in range(size):
-                obs[i] += counts[i]
-                exp[i] += sizes[i]
-                if counts[i] > sizes[i] + 1:
+                cell.got[i] += counts[i]
+                cell.hand[i] += held[i]
+                if counts[i] * n_pack > held[i] * k + n_pack:  # more than expected + 1
                     cell.evidence[i].add(at, g.game_id)
-            obs[size] += k - sum(counts)
-            exp[size] += k - sum(sizes)
 
     @staticmethod
     def _size(rules: Ruleset, size: int) -> DealSize:
@@ -173,7 +180,7 @@ class DealAcc:
             for keyname in ("seat", "dealer_position"):
                 out.cells.append(
                     PowerCells(power, keyname, kind, k, [0.0] * (size + 1), [0.0] * (size + 1),
-                               [First() for _ in range(size)])
+                               [First() for _ in range(size)], [0] * size, [0] * size)
                 )  # fmt: skip
         return out
 
@@ -227,7 +234,8 @@ class PlayAcc:
         self.pair_events: dict[tuple[str, str], EventEvidence] = defaultdict(EventEvidence)
         # head to head
         self.won: Counter[str] = Counter()
-        self.fair_share: defaultdict[str, float] = defaultdict(float)
+        # wins expected from table sizes alone: exact (a sum of 1 / size), a float in finish
+        self.fair_share: defaultdict[str, Any] = defaultdict(Fraction)
         self.shared: Counter[tuple[str, str]] = Counter()
         self.wins: Counter[tuple[str, str]] = Counter()
         self.decided: Counter[tuple[str, str]] = Counter()  # shared games one of them won
@@ -254,7 +262,7 @@ class PlayAcc:
         if g.winner is not None:
             self.won[g.winner] += 1
             for p in g.players:
-                self.fair_share[p] += 1 / len(g.players)
+                self.fair_share[p] += Fraction(1, len(g.players))
         ps = sorted(g.players)
         for i, a in enumerate(ps):
             for b in ps[i + 1 :]:
@@ -404,12 +412,18 @@ class Accumulators:
 
 @dataclass
 class _Data:
-    """What the audit's tests are given: the ``games`` rows (with each game's ``client``),
-    every test's accumulated counts and how many valid games were replayed."""
+    """What the audit's tests are given: the ``games`` rows (with each game's ``client``;
+    None where the counts were made part by part: then read again when a test asks for
+    facts), every test's accumulated counts, how many valid games were replayed, the
+    ``invalid`` tests' counts (a :class:`~maumau_log.audit.merge.InvalidAcc`), the games
+    and the valid ones."""
 
-    games: pl.DataFrame
+    games: pl.DataFrame | None
     acc: Accumulators
     replayed: int
+    invalid: Any = None
+    n_games: int = 0
+    n_valid: int = 0
 
 
 def collect(dataset: str | os.PathLike[str], batch_rows: int = EVENT_BATCH) -> _Data:
@@ -437,7 +451,8 @@ def collect(dataset: str | os.PathLike[str], batch_rows: int = EVENT_BATCH) -> _
     clients = replays.clients()
     with_client = games.join(clients, on="game_id", how="left", maintain_order="left")
     with_client = with_client.with_columns(pl.col("client").fill_null(UNKNOWN))
-    return _Data(with_client, acc, replays.replayed)
+    valid = int(games["valid"].sum()) if games.height else 0
+    return _Data(with_client, acc, replays.replayed, None, games.height, valid)
 
 
 class FactsStream:
@@ -445,14 +460,16 @@ class FactsStream:
     (in file order, one game at a time): for a test that wants per-game facts without
     holding them all. ``len()`` is the number of games it yields."""
 
-    def __init__(self, dataset: str | os.PathLike[str], games: pl.DataFrame, count: int) -> None:
+    def __init__(
+        self, dataset: str | os.PathLike[str], games: pl.DataFrame | None, count: int
+    ) -> None:
         self.dataset = dataset
         self.games = games
         self.count = count
 
     def __iter__(self) -> Iterator[_GameFacts]:
         games = self.games
-        if "options" not in games.columns:  # the facts path keeps no options per game
+        if games is None or "options" not in games.columns:  # the facts path: no options
             games = read_games(self.dataset)
         replays = _Replays(games.drop("client", strict=False))
         for _, g in stream(self.dataset, replays):

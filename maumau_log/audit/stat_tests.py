@@ -8,16 +8,13 @@ The methods are described in :mod:`maumau_log.audit`'s docstring and in every fi
 from __future__ import annotations
 
 import math
-import os
 from collections import Counter
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
-import polars as pl
 from scipy import stats as sps
 
-from ..store import scan_all
 from .accumulators import (
     AbandonAcc,
     DealAcc,
@@ -35,6 +32,7 @@ from .findings import (
     MIN_EXPECTED,
     Finding,
 )
+from .merge import InvalidAcc
 from .statistics import binom_sum_tail, binom_tail, chi_square, fisher_greater, wilson
 
 # ---------------------------------------------------------------------------------------
@@ -429,63 +427,29 @@ def _abandon_tests(
 
 
 def _invalid_tests(
-    games: pl.DataFrame, dataset: str | os.PathLike[str], min_games: int,
-    tables: dict[str, list[dict[str, Any]]],
-) -> list[Finding]:  # fmt: skip
-    """``games``: the games rows with their ``client`` column (Polars aggregations only)."""
-    tables["invalid_by_code"] = (
-        games.filter(~pl.col("valid"))
-        .group_by("violation_code")
-        .agg(pl.len().alias("games"))
-        .sort("games", "violation_code", descending=[True, False])
-        .to_dicts()
-    )
-    tables["invalid_by_date"] = (
-        games.group_by("date")
-        .agg(pl.len().alias("games"), (~pl.col("valid")).sum().alias("invalid"))
-        .with_columns((pl.col("invalid") / pl.col("games")).alias("invalid_rate"))
-        .sort("date")
-        .to_dicts()
-    )
-    by_client = (
-        games.group_by("client")
-        .agg(pl.len().alias("games"), (~pl.col("valid")).sum().alias("invalid"))
-        .sort("client")
-    )
-    tables["invalid_by_client"] = by_client.to_dicts()
-    violations = (
-        scan_all(dataset)["violations"]
-        .select("game_id", "player")
-        .filter(pl.col("player").is_not_null())
-        .collect()
-    )
-    blamed = dict(violations.group_by("player").agg(pl.len()).iter_rows())
-    played = dict(
-        games.select(pl.col("players").explode().alias("player"))
-        .drop_nulls()
-        .group_by("player")
-        .agg(pl.len())
-        .iter_rows()
-    )
+    inv: InvalidAcc, min_games: int, tables: dict[str, list[dict[str, Any]]]
+) -> list[Finding]:
+    """``inv``: the merged counts of :func:`~maumau_log.audit.merge.invalid_counts`."""
+    codes = sorted(inv.by_code.items(), key=lambda kv: (-kv[1], kv[0] is not None, kv[0] or ""))
+    tables["invalid_by_code"] = [{"violation_code": c, "games": n} for c, n in codes if n]
+    tables["invalid_by_date"] = [
+        {"date": d, "games": n, "invalid": k, "invalid_rate": k / n}
+        for d, (n, k) in sorted(inv.by_date.items(), key=lambda kv: (kv[0] is not None, kv[0]))
+    ]
+    by_client = sorted(inv.by_client.items(), key=lambda kv: (kv[0] is not None, kv[0]))
+    tables["invalid_by_client"] = [
+        {"client": c, "games": n, "invalid": k} for c, (n, k) in by_client
+    ]
+    blamed, played = inv.blamed, inv.played
     tables["invalid_by_player"] = [
         {"player": p, "games": played.get(p, 0), "invalid": blamed.get(p, 0)}
         for p in sorted(set(played) | set(blamed))
     ]
-    bad_games = dict(
-        violations.group_by("player", maintain_order=True)
-        .agg(pl.col("game_id").head(MAX_EVIDENCE))
-        .iter_rows()
-    )
-    client_games = dict(
-        games.filter(~pl.col("valid"))
-        .group_by("client", maintain_order=True)
-        .agg(pl.col("game_id").head(MAX_EVIDENCE))
-        .iter_rows()
-    )
+    bad_games = {p: f.values() for p, f in inv.player_games.items()}
+    client_games = {c: f.values() for c, f in inv.client_games.items()}
     out: list[Finding] = []
     units = [
-        ("client", {r["client"]: (r["invalid"], r["games"]) for r in by_client.to_dicts()},
-         client_games),
+        ("client", {c: (k, n) for c, (n, k) in by_client}, client_games),
         ("player", {p: (blamed.get(p, 0), played[p]) for p in played}, bad_games),
     ]  # fmt: skip
     for unit, counts, evidence in units:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,7 @@ from .accumulators import (
 )
 from .collect import _GAME_COLUMNS
 from .findings import DRAW_REASONS, FAST_MS, MAX_EVIDENCE
+from .merge import Partial, finish, invalid_counts
 
 _K = MAX_EVIDENCE
 _SHIFT = 1 << 32
@@ -95,8 +97,7 @@ def _games_index(
         orient="row",
     )  # fmt: skip
     gi = (
-        games.select("game_id", "valid", "ruleset", "options_hash", "players", "winner")
-        .with_row_index("at")
+        games.select("game_id", "at", "valid", "ruleset", "options_hash", "players", "winner")
         .filter(pl.col("valid"))
         .join(lab, on=["ruleset", "options_hash"], how="inner", nulls_equal=True)
         .join(facts.filter(pl.col("dealer").is_not_null()), on="game_id", how="inner")
@@ -119,6 +120,8 @@ def _games_index(
 def collect_from_tables(dataset: str | os.PathLike[str]) -> _Data | None:
     """The audit's input from the facts tables, or None when some game lacks facts.
 
+    One part: the whole dataset at once (:mod:`maumau_log.audit.parts` splits it).
+
     Args:
         dataset: the dataset folder.
     Returns:
@@ -129,10 +132,28 @@ def collect_from_tables(dataset: str | os.PathLike[str]) -> _Data | None:
     Raises:
         DatasetError: see :func:`~maumau_log.store.read_manifest`.
     """
-    root = Path(dataset)
-    tables = scan_all(root)
-    # the games columns the tests use; ``options`` (long JSON text) once per variant
-    games = tables["games"].select([c for c in _GAME_COLUMNS if c != "options"]).collect()
+    tables = scan_all(Path(dataset))
+    cols = [c for c in _GAME_COLUMNS if c != "options"]
+    games = tables["games"].select(cols).collect().with_row_index("at")
+    part = partial_from_frames(tables, games)
+    if not part.complete:
+        return None
+    return _Data(None, finish(part.acc), part.replayed, part.invalid, part.games, part.valid)
+
+
+def partial_from_frames(tables: dict[str, pl.LazyFrame], games: pl.DataFrame) -> Partial:
+    """The audit's counts over some games: a :class:`~maumau_log.audit.merge.Partial`.
+
+    Args:
+        tables: the ``games`` (for the variants' options), ``audit_games``,
+            ``audit_seats``, ``audit_events`` and ``violations`` rows of these games (and
+            maybe of others: every facts row is joined with ``games``).
+        games: their ``games`` rows (the columns the tests use), with ``at``: each one's
+            row in the whole ``games`` table (the evidence order).
+    Returns:
+        The counts; ``complete`` False when a game with a header has no ``audit_games``
+        row, ``aligned`` False when ``tables`` hold facts of games not in ``games``.
+    """
     options = (
         tables["games"]
         .filter(pl.col("valid"))
@@ -146,18 +167,29 @@ def collect_from_tables(dataset: str | os.PathLike[str]) -> _Data | None:
         .select("game_id", "client", "dealer", "starter", "hands_known", "moments")
         .collect()
     )
+    part = Partial(games=games.height, valid=int(games["valid"].sum()) if games.height else 0)
     headed = games.filter(pl.col("players").is_not_null()).select("game_id")
     if headed.join(facts.select("game_id"), on="game_id", how="anti").height:
-        return None
+        part.complete = False
+        return part
+    ids = games.lazy().select("game_id")
+    if facts.join(games.select("game_id"), on="game_id", how="anti").height or any(
+        tables[t].select("game_id").join(ids, on="game_id", how="anti").select(pl.len())
+        .collect().item()
+        for t in ("audit_seats", "audit_events")
+    ):  # fmt: skip
+        part.aligned = False
+        return part
     with_client = games.join(
         facts.select("game_id", "client"), on="game_id", how="left", maintain_order="left"
     ).with_columns(pl.col("client").fill_null(UNKNOWN))
     gi, rules = _games_index(games, options, facts)
     del facts
-    acc = Accumulators()
     if gi.height:
-        _fill(acc, tables, gi, rules)
-    return _Data(with_client, acc, gi.height)
+        _fill(part.acc, tables, gi, rules)
+    part.replayed = gi.height
+    part.invalid = invalid_counts(with_client, tables["violations"])
+    return part
 
 
 def _fill(acc: Accumulators, tables: dict[str, pl.LazyFrame], gi: pl.DataFrame,
@@ -275,19 +307,16 @@ def _fill_cells(label: str, size: int, ds: DealSize, n_pack: int,
                 evid: dict[str, dict[tuple[str, int, str, int], list[int]]],
                 want: set[int]) -> None:  # fmt: skip
     for cell in ds.cells:
-        k = cell.k
         sums = slot_sums[cell.keyname]
         for i in range(size):
             row = sums.get((label, size, i))
             got = row[f"hand_{cell.power}"] if row else 0
             hand = row["hand_size"] if row else 0
-            cell.obs[i] = float(got)
-            cell.exp[i] = hand * k / n_pack
+            cell.got[i] = got
+            cell.hand[i] = hand
             for at in sorted(evid[cell.keyname].get((label, size, cell.power, i), [])):
                 cell.evidence[i].items.append((at, at))
                 want.add(at)
-        cell.obs[size] = float(k * ds.games - sum(cell.obs[:size]))
-        cell.exp[size] = k * ds.games - sum(cell.exp[:size])
 
 
 # -- seats
@@ -331,12 +360,8 @@ def _play(acc: Accumulators, seats: pl.LazyFrame, facts: pl.LazyFrame, want: set
         .group_by("a", "b")
         .agg(pl.col("at").bottom_k(_K))
     )  # fmt: skip
-    per_player = seats.group_by("player").agg(
-        pl.len().alias("games"),
-        (pl.lit(1.0) / pl.col("size")).filter(pl.col("winner").is_not_null()).sum()
-        .alias("share"),
-        pl.col("winner").is_not_null().any().alias("in_won"),
-    )  # fmt: skip
+    per_player = seats.group_by("player").len()
+    shares = seats.filter(pl.col("winner").is_not_null()).group_by("player", "size").len()
     wins = seats.filter(pl.col("player") == pl.col("winner")).group_by("player").len()
     cell_faults = seats.group_by("label", "size").agg(pl.col("faults").cast(pl.Int64).sum())
     catches = facts.filter(pl.col("kind") == "catch")
@@ -358,13 +383,14 @@ def _play(acc: Accumulators, seats: pl.LazyFrame, facts: pl.LazyFrame, want: set
         .group_by("a", "b")
         .agg(_ek().bottom_k(_K).alias("keys"), *_smallest_ids())
     )
-    (r_pair, r_dec, r_pp, r_wins, r_cf, r_cat, r_pc, r_fev) = _run(
-        by_pair, decided, per_player, wins, cell_faults, caught_at_table, pair_caught, fault_ev
-    )
-    for p, n, share, in_won in r_pp.sort("player").iter_rows():
+    (r_pair, r_dec, r_pp, r_sh, r_wins, r_cf, r_cat, r_pc, r_fev) = _run(
+        by_pair, decided, per_player, shares, wins, cell_faults, caught_at_table, pair_caught,
+        fault_ev,
+    )  # fmt: skip
+    for p, n in r_pp.sort("player").iter_rows():
         play.games[p] = n
-        if in_won:
-            play.fair_share[p] = share
+    for p, size, n in r_sh.sort("player", "size").iter_rows():
+        play.fair_share[p] += Fraction(n, size)  # the wins fair play gives: 1 / size a game
     for p, n in r_wins.sort("player").iter_rows():
         play.won[p] = n
     for label, size, n in r_cf.sort("label", "size").iter_rows():

@@ -18,6 +18,7 @@ for byte, and every simulated header carries a seed and its commitment.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import random
 from collections.abc import Iterator, Mapping
@@ -157,12 +158,45 @@ def simulate(
         RuleViolation: only on a simulator bug (a game the engine rejects).
     """
     rules = resolve(ruleset, dict(options) if options else None)
-    rng = random.Random(seed)
-    bot = bot or Bot()
-    names = [f"p{i + 1}" for i in range(players)]
     if id_prefix is None:
         id_prefix = run_prefix(rules.preset, players, options)
-    for g in range(games):
+    return _games(rules, players, seed, options, bot or Bot(), id_prefix, 0, games)
+
+
+SIM_BLOCK = 10_000
+"""Games (or, for :func:`simulate_matches`, matches divided by :data:`MATCH_BLOCK_DIV`)
+per independently seeded block. Block 0 is driven by ``random.Random(seed)`` (so up to this
+many games are what one generator always gave), block b by :func:`block_rng`: blocks can be
+played by several processes and written in order, the same bytes whatever the number
+(``simulate --jobs``)."""
+
+MATCH_BLOCK_DIV = 100
+"""Matches per block: :data:`SIM_BLOCK` divided by this (a match is many rounds)."""
+
+
+def block_rng(seed: int, block: int) -> random.Random:
+    """The generator of one block of games: ``random.Random(seed)`` for block 0, else one
+    seeded by the text ``maumau-sim/<seed>/<block>`` (CPython seeds a text through its
+    SHA-512: the same on every platform and run)."""
+    return random.Random(seed) if block == 0 else random.Random(f"maumau-sim/{seed}/{block}")
+
+
+def _games(
+    rules: Ruleset,
+    players: int,
+    seed: int,
+    options: Mapping[str, Any] | None,
+    bot: Bot,
+    id_prefix: str,
+    start: int,
+    stop: int,
+) -> Iterator[list[Event]]:
+    """Games ``start`` to ``stop`` of a simulation (``start`` at a block's first game)."""
+    names = [f"p{i + 1}" for i in range(players)]
+    rng = block_rng(seed, start // SIM_BLOCK)
+    for g in range(start, stop):
+        if g % SIM_BLOCK == 0 and g != start:
+            rng = block_rng(seed, g // SIM_BLOCK)
         header = Game(
             format=FORMAT_VERSION,
             game_id=f"{id_prefix}-{seed}-{g:06d}",
@@ -225,11 +259,15 @@ def _matches(
     bot: Bot | None,
     id_prefix: str,
     max_rounds: int,
+    start: int = 0,
 ) -> Iterator[list[Event]]:
-    rng = random.Random(seed)
     bot = bot or Bot()
     names = [f"p{i + 1}" for i in range(players)]
-    for m in range(matches):
+    per = SIM_BLOCK // MATCH_BLOCK_DIV
+    rng = block_rng(seed, start // per)
+    for m in range(start, matches):
+        if m % per == 0 and m != start:
+            rng = block_rng(seed, m // per)
         match_id = f"{id_prefix}-{seed}-m{m:05d}"
         state = MatchState(match_id, tuple(names), rules.key)
         round_no = 0
@@ -284,4 +322,73 @@ def write_games(games: Iterator[list[Event]], out: BinaryIO) -> tuple[int, int]:
             out.write(encode_event(ev))
             out.write(b"\n")
             n_events += 1
+    return n_games, n_events
+
+
+def _block_bytes(task: tuple[Any, ...]) -> tuple[bytes, int, int]:
+    """One block of a simulation as JSON Lines: (bytes, games, events)."""
+    ruleset, players, seed, options, matches, start, stop = task
+    rules = resolve(ruleset, dict(options) if options else None)
+    prefix = run_prefix(rules.preset, players, options)
+    if matches:
+        gen = _matches(rules, players, stop, seed, options, None, prefix, 500, start)
+    else:
+        gen = _games(rules, players, seed, options, Bot(), prefix, start, stop)
+    buf = io.BytesIO()
+    n_games, n_events = write_games(gen, buf)
+    return buf.getvalue(), n_games, n_events
+
+
+def write_simulated(
+    out: BinaryIO,
+    ruleset: str,
+    players: int,
+    count: int,
+    seed: int,
+    options: Mapping[str, Any] | None = None,
+    matches: bool = False,
+    jobs: int = 1,
+) -> tuple[int, int]:
+    """Simulate and write ``count`` games (or matches) on ``jobs`` processes.
+
+    Each block (:data:`SIM_BLOCK` games, or that over :data:`MATCH_BLOCK_DIV` matches) is
+    played by one worker from its own generator (:func:`block_rng`) and the blocks are
+    written in order: the same bytes as :func:`simulate` (or :func:`simulate_matches`)
+    with :func:`write_games`, whatever ``jobs``.
+
+    Args:
+        out: the binary file to write.
+        ruleset, players, seed, options: as for :func:`simulate`.
+        count: games, or matches when ``matches``.
+        matches: play whole matches (:func:`simulate_matches`).
+        jobs: worker processes (1: this process).
+    Returns:
+        ``(games, events)`` written.
+    Raises:
+        RulesetError: unknown preset or bad options.
+        ValueError: ``matches`` with a ruleset whose matches never end.
+    """
+    if matches:
+        simulate_matches(ruleset, players, 1, seed, options)  # the checks, nothing played
+    else:
+        resolve(ruleset, dict(options) if options else None)
+    per = SIM_BLOCK // MATCH_BLOCK_DIV if matches else SIM_BLOCK
+    opts = dict(options) if options else None
+    tasks = [
+        (ruleset, players, seed, opts, matches, a, min(a + per, count))
+        for a in range(0, count, per)
+    ]
+    n_games = n_events = 0
+    if jobs <= 1 or len(tasks) <= 1:
+        done: Iterator[tuple[bytes, int, int]] = map(_block_bytes, tasks)
+        for data, g, e in done:
+            out.write(data)
+            n_games, n_events = n_games + g, n_events + e
+        return n_games, n_events
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(min(jobs, len(tasks))) as pool:
+        for data, g, e in pool.map(_block_bytes, tasks):
+            out.write(data)
+            n_games, n_events = n_games + g, n_events + e
     return n_games, n_events

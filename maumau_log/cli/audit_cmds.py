@@ -7,6 +7,7 @@ flagged; 2 a missing dataset, a folder that is not one, a bad option or an unwri
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -29,6 +30,7 @@ from ..audit.botlike import BotLikeness
 from ..audit.findings import Finding
 from ..store import DatasetError
 from . import EXIT_OK, EXIT_VIOLATIONS, app, clean, dataset_read_error, err, fail, out
+from .run_opts import ENGINES, AddressOpt, EngineOpt, JobsOpt
 
 AUDIT_FORMATS = ("table", "json", "html")
 
@@ -227,6 +229,9 @@ def audit_cmd(
             "(slow: a cross-check; datasets written before the facts tables always replay).",
         ),
     ] = False,
+    jobs: JobsOpt = None,
+    engine: EngineOpt = "local",
+    address: AddressOpt = None,
 ) -> None:
     """Audit a dataset: fairness of the deal, seat advantage, suspicious play, invalid games.
 
@@ -245,10 +250,15 @@ def audit_cmd(
     if bot_rollouts < 1 or bot_decisions < 1:
         raise typer.BadParameter("must be at least 1", param_hint="--bot-rollouts/--bot-decisions")
     settings = BotLikeness(bot_rollouts, bot_decisions, bot_seed) if bot_likeness else None
+    if engine not in ENGINES:
+        fail(f"--engine must be one of {', '.join(ENGINES)}, not {engine!r}")
+    if engine == "ray" and importlib.util.find_spec("ray") is None:
+        fail("--engine ray needs Ray: pip install 'maumau-log[ray]'")
     try:
         report = audit(
-            dataset, alpha=alpha, min_games=min_games, bot_likeness=settings, replay=replay
-        )
+            dataset, alpha=alpha, min_games=min_games, bot_likeness=settings, replay=replay,
+            jobs=jobs, engine=engine, address=address,
+        )  # fmt: skip
     except DatasetError as exc:
         fail(str(exc))
     except (pl.exceptions.PolarsError, pa.ArrowException) as exc:

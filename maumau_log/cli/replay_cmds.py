@@ -207,10 +207,18 @@ def simulate(
     options: Annotated[
         str | None, typer.Option(help="Header options as a JSON object, e.g. '{\"hand_size\": 6}'.")
     ] = None,
+    jobs: Annotated[
+        int,
+        typer.Option(
+            "--jobs",
+            "-j",
+            min=1,
+            help="Worker processes (blocks of 10,000 games each; the same file for any number).",
+        ),
+    ] = 1,
 ) -> None:
     """Play seeded games with random legal bots and write full-information logs."""
-    from ..bots.sim import simulate as run_sim
-    from ..bots.sim import simulate_matches, write_games
+    from ..bots.sim import simulate_matches, write_simulated
 
     opts: dict[str, Any] | None = None
     if options:
@@ -229,16 +237,15 @@ def simulate(
             f"{rules.preset} pack holds {len(rules.pack)} (options: packs, ranks, hand_size)"
         )
     try:
-        gen = (
-            run_sim(ruleset, players, games, seed, options=opts)
-            if matches is None
-            else simulate_matches(ruleset, players, matches, seed, options=opts)
-        )
+        simulate_matches(ruleset, players, 1, seed, options=opts) if matches else None
     except ValueError as exc:
         fail(str(exc))
+    count, whole = (games, False) if matches is None else (matches, True)
     try:
         with _open_out(out_file) as fh:
-            n_games, n_events = write_games(gen, fh)
+            n_games, n_events = write_simulated(
+                fh, ruleset, players, count, seed, opts, whole, jobs
+            )
     except OSError as exc:
         fail(f"{out_file}: cannot write: {exc.strerror}")
     err.print(
