@@ -264,6 +264,9 @@ def audit(
     min_games: int = 50,
     replay: bool = False,
     bot_likeness: BotLikeness | None = None,
+    jobs: int | None = None,
+    engine: str = "local",
+    address: str | None = None,
 ) -> AuditReport:
     """Audit a dataset: deal fairness, seat advantage, suspicious play, invalid games
     (``maumau-log audit``; ``report.to_dict()`` is the ``audit --format json`` document).
@@ -275,6 +278,10 @@ def audit(
         replay: replay the stored events even where the facts tables hold them.
         bot_likeness: run the bot-likeness test with these settings
             (:class:`maumau_log.audit.botlike.BotLikeness`; off when None).
+        jobs: local processes counting the dataset's parts (None: the cores); the report
+            is the same bytes whatever the number.
+        engine: ``"local"`` (this process or a pool) or ``"ray"``.
+        address: the Ray cluster to join with ``engine="ray"`` (None: a local Ray).
     Raises:
         DatasetError: the dataset is missing or damaged.
         ValueError: ``alpha`` not in (0, 1) or ``min_games`` below 1.
@@ -283,5 +290,6 @@ def audit(
 
     path = dataset.path if isinstance(dataset, Dataset) else Path(os.fspath(dataset))
     return run_audit(
-        path, alpha=alpha, min_games=min_games, replay=replay, bot_likeness=bot_likeness
-    )
+        path, alpha=alpha, min_games=min_games, replay=replay, bot_likeness=bot_likeness,
+        jobs=jobs, engine=engine, address=address,
+    )  # fmt: skip
