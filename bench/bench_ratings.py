@@ -39,9 +39,7 @@ def tables(n: int, seed: int = 1) -> tuple[pl.LazyFrame, pl.LazyFrame]:
             "ruleset": ["classic"] * n,
             "date": ["2026-01-01"] * n,
             "options": pl.Series([None] * n, dtype=pl.String),
-            "started_at": started.cast(pl.Datetime("us", "UTC")).dt.strftime(
-                "%Y-%m-%dT%H:%M:%SZ"
-            ),
+            "started_at": started.cast(pl.Datetime("us", "UTC")).dt.strftime("%Y-%m-%dT%H:%M:%SZ"),
         }
     )
     results = pl.DataFrame(
@@ -83,8 +81,10 @@ def main() -> None:
         rate(small, model)
         dt = time.process_time() - t
         r.fast_path_agrees = saved
-        print(f"openskill {model} rate: {dt / rounds * 1e6:6.1f} µs per round (CPU) "
-              f"({dt / rounds * n:5.0f} s for {n:,})")  # fmt: skip
+        print(
+            f"openskill {model} rate: {dt / rounds * 1e6:6.1f} µs per round (CPU) "
+            f"({dt / rounds * n:5.0f} s for {n:,})"
+        )
     t = time.process_time()
     rate(small)
     dt = time.process_time() - t

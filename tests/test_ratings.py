@@ -23,15 +23,14 @@ import pytest
 from openskill.models import PlackettLuce, ThurstoneMostellerFull
 from typer.testing import CliRunner
 
-import maumau_log.cli.ratings_cmds  # noqa: F401  (registers the command)
-import maumau_log.cli.replay_cmds  # noqa: F401
+import maumau_log.cli.ratings_cmds  # registers the command
+import maumau_log.cli.replay_cmds  # registers simulate
 from maumau_log.bots.seated import seat_names, simulate_seated
 from maumau_log.bots.sim import write_games
 from maumau_log.cli import app
 from maumau_log.run.ingest import ingest
 from maumau_log.stats import rating_cache
 from maumau_log.stats.rating_eval import evaluate
-from maumau_log.store import scan
 from maumau_log.stats.ratings import (
     _plackett_luce,
     fast_path_agrees,
@@ -40,17 +39,27 @@ from maumau_log.stats.ratings import (
     ratings_frame,
     round_contests,
 )
+from maumau_log.store import scan
 
 runner = CliRunner()
 
 ROUNDS = [  # game_id, started_at, {player: (won, cards_left, points_left)}
-    ("z1", "2026-01-01T10:00:00Z", {"ana": (True, 0, 0), "ben": (False, 2, 12),
-                                    "cid": (False, 4, 30)}),
-    ("m2", "2026-01-01T11:05:00+01:00", {"ana": (False, 1, 7), "ben": (True, 0, 0),
-                                         "cid": (False, 3, 7)}),
-    ("a3", "2026-01-01T10:10:00Z", {"ana": (False, 2, 20), "ben": (False, 1, 5),
-                                    "cid": (True, 0, 0)}),
-]  # fmt: skip
+    (
+        "z1",
+        "2026-01-01T10:00:00Z",
+        {"ana": (True, 0, 0), "ben": (False, 2, 12), "cid": (False, 4, 30)},
+    ),
+    (
+        "m2",
+        "2026-01-01T11:05:00+01:00",
+        {"ana": (False, 1, 7), "ben": (True, 0, 0), "cid": (False, 3, 7)},
+    ),
+    (
+        "a3",
+        "2026-01-01T10:10:00Z",
+        {"ana": (False, 2, 20), "ben": (False, 1, 5), "cid": (True, 0, 0)},
+    ),
+]
 
 
 def _frames(rounds: list, ruleset: str = "classic") -> tuple[pl.LazyFrame, pl.LazyFrame]:
@@ -77,18 +86,22 @@ def test_ranking_winner_first_then_points_left_ties_share_a_rank() -> None:
     df = round_contests(*_frames(ROUNDS))
     got = [(r["contest"], r["player"], r["rank"]) for r in df.to_dicts()]
     assert got == [
-        ("z1", "ana", 0), ("z1", "ben", 1), ("z1", "cid", 2),
-        ("m2", "ben", 0), ("m2", "ana", 1), ("m2", "cid", 1),  # 7 points each: tied
-        ("a3", "cid", 0), ("a3", "ben", 1), ("a3", "ana", 2),
-    ]  # fmt: skip
+        ("z1", "ana", 0),
+        ("z1", "ben", 1),
+        ("z1", "cid", 2),
+        ("m2", "ben", 0),
+        ("m2", "ana", 1),
+        ("m2", "cid", 1),  # 7 points each: tied
+        ("a3", "cid", 0),
+        ("a3", "ben", 1),
+        ("a3", "ana", 2),
+    ]
 
 
 def test_ranking_by_cards_left_where_the_ruleset_does_not_score() -> None:
     # defaults: scoring = "none" -> cards left decide: ana 1 card before cid 3 cards
     df = round_contests(*_frames(ROUNDS[1:2], ruleset="defaults"))
-    assert [(r["player"], r["rank"]) for r in df.to_dicts()] == [
-        ("ben", 0), ("ana", 1), ("cid", 2)
-    ]
+    assert [(r["player"], r["rank"]) for r in df.to_dicts()] == [("ben", 0), ("ana", 1), ("cid", 2)]
 
 
 def test_round_one_by_hand() -> None:
@@ -166,7 +179,7 @@ def test_ties_move_tied_players_by_their_own_ratings_as_openskill_does() -> None
     board = ratings_frame(rate(round_contests(*_frames(ROUNDS[1:2]))))
     got = {r["player"]: (r["mu"], r["sigma"]) for r in board.to_dicts()}
     m = PlackettLuce()
-    [[b], [a], [c]] = m.rate([[m.rating()], [m.rating()], [m.rating()]], ranks=[0, 1, 1])
+    [[b], [a], [_c]] = m.rate([[m.rating()], [m.rating()], [m.rating()]], ranks=[0, 1, 1])
     assert got["ben"] == pytest.approx((b.mu, b.sigma))
     assert got["ana"] == pytest.approx((a.mu, a.sigma)) == got["cid"]
     assert got["ana"][0] < 25 < got["ben"][0]
@@ -174,10 +187,12 @@ def test_ties_move_tied_players_by_their_own_ratings_as_openskill_does() -> None
 
 def _match_frames() -> tuple[pl.LazyFrame, pl.LazyFrame]:
     games = pl.DataFrame(
-        {"match_id": ["m1", "m1", "m2"], "game_id": ["m1-r1", "m1-r2", "m2-r1"],
-         "started_at": ["2026-01-02T09:00:00Z", "2026-01-02T09:10:00Z",
-                        "2026-01-01T09:00:00Z"]}
-    )  # fmt: skip
+        {
+            "match_id": ["m1", "m1", "m2"],
+            "game_id": ["m1-r1", "m1-r2", "m2-r1"],
+            "started_at": ["2026-01-02T09:00:00Z", "2026-01-02T09:10:00Z", "2026-01-01T09:00:00Z"],
+        }
+    )
     totals = pl.List(pl.Struct({"player": pl.String, "total": pl.Int64}))
     matches = pl.DataFrame(
         {
@@ -187,14 +202,20 @@ def _match_frames() -> tuple[pl.LazyFrame, pl.LazyFrame]:
             "date": ["2026-01-02", "2026-01-01"],
             "winner": ["ben", "cid"],
             "totals": [
-                [{"player": "ana", "total": 40}, {"player": "ben", "total": 160},
-                 {"player": "cid", "total": 40}],
-                [{"player": "ana", "total": 120}, {"player": "ben", "total": 60},
-                 {"player": "cid", "total": 30}],
+                [
+                    {"player": "ana", "total": 40},
+                    {"player": "ben", "total": 160},
+                    {"player": "cid", "total": 40},
+                ],
+                [
+                    {"player": "ana", "total": 120},
+                    {"player": "ben", "total": 60},
+                    {"player": "cid", "total": 30},
+                ],
             ],
         },
         schema_overrides={"totals": totals},
-    )  # fmt: skip
+    )
     return games.lazy(), matches.lazy()
 
 
@@ -204,9 +225,13 @@ def test_match_ranking_winner_then_final_total_in_the_rulesets_direction() -> No
     # m2 first in time; online-penalty: the lowest total is best (ben 60 before ana 120);
     # classic (winner_collects): the winner, then ana and cid tied at 40
     assert got == [
-        ("m2", "cid", 0), ("m2", "ben", 1), ("m2", "ana", 2),
-        ("m1", "ben", 0), ("m1", "ana", 1), ("m1", "cid", 1),
-    ]  # fmt: skip
+        ("m2", "cid", 0),
+        ("m2", "ben", 1),
+        ("m2", "ana", 2),
+        ("m1", "ben", 0),
+        ("m1", "ana", 1),
+        ("m1", "cid", 1),
+    ]
 
 
 def test_evaluate_shape_and_values_on_a_tiny_case() -> None:
@@ -217,8 +242,15 @@ def test_evaluate_shape_and_values_on_a_tiny_case() -> None:
     ]
     contests = round_contests(*_frames(rounds))
     doc = evaluate(contests)
-    assert set(doc) == {"model", "train_contests", "test_contests", "forecast_contests",
-                        "log_loss", "brier", "accuracy"}  # fmt: skip
+    assert set(doc) == {
+        "model",
+        "train_contests",
+        "test_contests",
+        "forecast_contests",
+        "log_loss",
+        "brier",
+        "accuracy",
+    }
     assert (doc["train_contests"], doc["test_contests"], doc["forecast_contests"]) == (4, 1, 1)
     for metric in ("log_loss", "brier", "accuracy"):
         assert set(doc[metric]) == {"rating", "equal", "win_rate"}
@@ -244,9 +276,7 @@ def test_evaluate_shape_and_values_on_a_tiny_case() -> None:
 
 def _sim(path: Path, bots: list[str], games: int, seed: int) -> Path:
     with path.open("wb") as fh:
-        write_games(
-            simulate_seated("classic", bots, games, seed, start=_start()), fh
-        )  # fmt: skip
+        write_games(simulate_seated("classic", bots, games, seed, start=_start()), fh)
     return path
 
 
@@ -259,8 +289,19 @@ def _start():  # type: ignore[no-untyped-def]
 def test_simulate_bots_names_rotation_and_bytes(tmp_path: Path) -> None:
     assert seat_names(["mc", "random"]) == ["mc", "random"]
     assert seat_names(["mc", "random", "mc"]) == ["mc-1", "random", "mc-2"]
-    args = ["simulate", "--ruleset", "classic", "--players", "3", "--games", "4",
-            "--bots", "random,greedy,random", "--start", "2026-01-01T00:00:00Z"]  # fmt: skip
+    args = [
+        "simulate",
+        "--ruleset",
+        "classic",
+        "--players",
+        "3",
+        "--games",
+        "4",
+        "--bots",
+        "random,greedy,random",
+        "--start",
+        "2026-01-01T00:00:00Z",
+    ]
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
     assert runner.invoke(app, [*args, "--out", str(a)]).exit_code == 0
     assert runner.invoke(app, [*args, "--out", str(b)]).exit_code == 0
@@ -273,8 +314,10 @@ def test_simulate_bots_names_rotation_and_bytes(tmp_path: Path) -> None:
         ["random-1", "greedy", "random-2"],
     ]
     assert [h["dealer"] for h in headers] == [h["players"][-1] for h in headers]
-    assert [h["started_at"] for h in headers][:2] == ["2026-01-01T00:00:00Z",
-                                                      "2026-01-01T00:01:00Z"]  # fmt: skip
+    assert [h["started_at"] for h in headers][:2] == [
+        "2026-01-01T00:00:00Z",
+        "2026-01-01T00:01:00Z",
+    ]
     bad = runner.invoke(app, ["simulate", "--out", str(a), "--players", "2", "--bots", "mc"])
     assert bad.exit_code == 2 and "--bots names 1 bots for 2 seats" in bad.output
     bad = runner.invoke(app, ["simulate", "--out", str(a), "--players", "2", "--bots", "mc,x"])
@@ -325,8 +368,16 @@ def test_cli_table_json_and_evaluate(
     assert max(len(x) for x in lines) <= 80
     assert "last" in table.stdout and "rounds" in table.stdout
     rows = _ratings(tmp_path / "ds")
-    assert set(rows[0]) == {"player", "ruleset", "mu", "sigma", "rating", "rounds",
-                            "first_played", "last_played"}  # fmt: skip
+    assert set(rows[0]) == {
+        "player",
+        "ruleset",
+        "mu",
+        "sigma",
+        "rating",
+        "rounds",
+        "first_played",
+        "last_played",
+    }
     assert [r["rating"] for r in rows] == sorted((r["rating"] for r in rows), reverse=True)
     one = _ratings(tmp_path / "ds", "--player", "greedy")
     assert [r["player"] for r in one] == ["greedy"]
@@ -368,8 +419,22 @@ def test_cache_is_read_back_and_keyed_by_the_manifest(
 def test_by_match_rates_whole_matches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MAUMAU_LOG_CACHE", "off")
     log = tmp_path / "m.jsonl"
-    r = runner.invoke(app, ["simulate", "--out", str(log), "--ruleset", "serbian",
-                            "--players", "3", "--matches", "3", "--seed", "4"])  # fmt: skip
+    r = runner.invoke(
+        app,
+        [
+            "simulate",
+            "--out",
+            str(log),
+            "--ruleset",
+            "serbian",
+            "--players",
+            "3",
+            "--matches",
+            "3",
+            "--seed",
+            "4",
+        ],
+    )
     assert r.exit_code == 0
     ingest([log], tmp_path / "ds")
     rows = _ratings(tmp_path / "ds", "--by", "match")

@@ -97,12 +97,18 @@ def ratings_table(
     cache when the dataset and the options are the same as a call before."""
     from ..stats import rating_cache
 
-    options = {"what": "ratings", "by": by, "model": model, "pool": pool, "since": since,
-               "until": until}  # fmt: skip
+    options = {
+        "what": "ratings",
+        "by": by,
+        "model": model,
+        "pool": pool,
+        "since": since,
+        "until": until,
+    }
     probe = ratings_frame(rate(pl.DataFrame(schema=_CONTEST_SCHEMA), model))
     key, hit = _cached(dataset, options, probe.schema)
     if hit is not None:
-        return hit  # type: ignore[no-any-return]
+        return hit
     df = ratings_frame(rate(contests_of(dataset, by, pool, since, until), model))
     if key:
         rating_cache.store(key, df)
@@ -110,22 +116,36 @@ def ratings_table(
 
 
 _CONTEST_SCHEMA = pl.Schema(
-    {"contest": pl.String, "group": pl.String, "player": pl.String, "rank": pl.Int32,
-     "won": pl.Boolean, "when": pl.Datetime("us", "UTC")}
-)  # fmt: skip
+    [
+        ("contest", pl.String()),
+        ("group", pl.String()),
+        ("player", pl.String()),
+        ("rank", pl.Int32()),
+        ("won", pl.Boolean()),
+        ("when", pl.Datetime("us", "UTC")),
+    ]
+)
+"""The columns of :func:`maumau_log.stats.ratings.round_contests`' frame."""
 
 
-def _evaluation(dataset: Path, by: str, model: str, pool: list[str] | None,
-                since: str | None, until: str | None) -> dict[str, Any]:  # fmt: skip
+def _evaluation(
+    dataset: Path, by: str, model: str, pool: list[str] | None, since: str | None, until: str | None
+) -> dict[str, Any]:
     from ..stats import rating_cache
     from ..stats.rating_eval import evaluate
 
-    options = {"what": "evaluate", "by": by, "model": model, "pool": pool, "since": since,
-               "until": until}  # fmt: skip
+    options = {
+        "what": "evaluate",
+        "by": by,
+        "model": model,
+        "pool": pool,
+        "since": since,
+        "until": until,
+    }
     schema = pl.Schema({"doc": pl.String})
     key, hit = _cached(dataset, options, schema)
     if hit is not None and hit.height == 1:
-        return json.loads(hit.item())  # type: ignore[no-any-return]
+        return dict(json.loads(hit.item()))
     try:
         doc = evaluate(contests_of(dataset, by, pool, since, until), model)
     except ValueError as exc:
@@ -150,8 +170,11 @@ def _print_evaluation(doc: dict[str, Any]) -> None:
     t.add_column("forecast")
     for col in ("log loss", "Brier", "top-1 acc."):
         t.add_column(col, justify="right")
-    names = {"rating": "rating (openskill)", "equal": "every player equal",
-             "win_rate": "past win rate"}  # fmt: skip
+    names = {
+        "rating": "rating (openskill)",
+        "equal": "every player equal",
+        "win_rate": "past win rate",
+    }
     for f, label in names.items():
         cells = [doc[m][f] for m in ("log_loss", "brier", "accuracy")]
         t.add_row(label, *("-" if v is None else f"{v:.4f}" for v in cells))
@@ -162,8 +185,15 @@ def _print_evaluation(doc: dict[str, Any]) -> None:
 # ------------------------------------------------------------------------------ charts
 
 
-def _history(dataset: Path, board: pl.DataFrame, by: str, model: str,
-             pool: list[str] | None, since: str | None, until: str | None) -> pl.DataFrame:  # fmt: skip
+def _history(
+    dataset: Path,
+    board: pl.DataFrame,
+    by: str,
+    model: str,
+    pool: list[str] | None,
+    since: str | None,
+    until: str | None,
+) -> pl.DataFrame:
     track = set(zip(board.get_column("ruleset"), board.get_column("player"), strict=True))
     rated = rate(contests_of(dataset, by, pool, since, until), model, track=track)
     return history_frame(rated)
@@ -174,8 +204,10 @@ def _series(hist: pl.DataFrame) -> list[tuple[str, list[int], list[float], list[
     lines = []
     for (player, ruleset), part in hist.group_by("player", "ruleset", maintain_order=True):
         label = f"{player} ({ruleset})" if several else str(player)
-        lines.append((label, part.get_column("contest").to_list(),
-                      part.get_column("mu").to_list(), part.get_column("sigma").to_list()))  # fmt: skip
+        xs = part.get_column("contest").to_list()
+        lines.append(
+            (label, xs, part.get_column("mu").to_list(), part.get_column("sigma").to_list())
+        )
     return lines
 
 
@@ -188,9 +220,13 @@ def _png(hist: pl.DataFrame, title: str, unit: str) -> bytes:
     ax = fig.add_subplot()
     for label, xs, mus, sigmas in _series(hist):
         (line,) = ax.plot(xs, mus, label=label)
-        ax.fill_between(xs, [m - s for m, s in zip(mus, sigmas, strict=True)],
-                        [m + s for m, s in zip(mus, sigmas, strict=True)],
-                        color=line.get_color(), alpha=0.15)  # fmt: skip
+        ax.fill_between(
+            xs,
+            [m - s for m, s in zip(mus, sigmas, strict=True)],
+            [m + s for m, s in zip(mus, sigmas, strict=True)],
+            color=line.get_color(),
+            alpha=0.15,
+        )
     ax.set_title(title)
     ax.set_xlabel(f"{unit} (all players, in time order)")
     ax.set_ylabel("mu (band: ± sigma)")
@@ -208,9 +244,18 @@ def _html(hist: pl.DataFrame, title: str, unit: str) -> bytes:
     for label, xs, mus, sigmas in _series(hist):
         upper = [m + s for m, s in zip(mus, sigmas, strict=True)]
         lower = [m - s for m, s in zip(mus, sigmas, strict=True)]
-        fig.add_trace(go.Scatter(x=xs + xs[::-1], y=upper + lower[::-1], fill="toself",
-                                 opacity=0.2, line={"width": 0}, showlegend=False,
-                                 hoverinfo="skip", legendgroup=label))  # fmt: skip
+        fig.add_trace(
+            go.Scatter(
+                x=xs + xs[::-1],
+                y=upper + lower[::-1],
+                fill="toself",
+                opacity=0.2,
+                line={"width": 0},
+                showlegend=False,
+                hoverinfo="skip",
+                legendgroup=label,
+            )
+        )
         fig.add_trace(go.Scatter(x=xs, y=mus, mode="lines", name=label, legendgroup=label))
     fig.update_layout(
         title=title,
@@ -230,8 +275,9 @@ def _terminal(hist: pl.DataFrame, title: str, width: int = 40) -> None:
 
     lines = _series(hist)
     values = [m + s for _, _, mus, sig in lines for m, s in zip(mus, sig, strict=True)]
-    low = min((m - s for _, _, mus, sig in lines for m, s in zip(mus, sig, strict=True)),
-              default=0.0)  # fmt: skip
+    low = min(
+        (m - s for _, _, mus, sig in lines for m, s in zip(mus, sig, strict=True)), default=0.0
+    )
     top = max(values, default=1.0)
     span = (top - low) or 1.0
     text = Text()
@@ -342,10 +388,7 @@ def ratings_cmd(
         groups = df.get_column("ruleset").unique().to_list()
         shown = df.drop("ruleset") if len(groups) == 1 else df
         where = f", {groups[0]}" if len(groups) == 1 else ""
-        title = (
-            f"Ratings ({model}, by {by}{where}), sorted by the conservative rating "
-            "mu - 3 sigma"
-        )
+        title = f"Ratings ({model}, by {by}{where}), sorted by the conservative rating mu - 3 sigma"
         _print_board(shown, title, RATING_COLUMNS, wide=wide)
         return
     _emit(df, fmt, dest)

@@ -393,9 +393,7 @@ def _simulate_bots(
         fail(str(exc))
     try:
         with _open_out(out_file) as fh:
-            n_games, n_events = write_games(
-                simulate_seated(ruleset, names, games, seed, when), fh
-            )
+            n_games, n_events = write_games(simulate_seated(ruleset, names, games, seed, when), fh)
     except OSError as exc:
         fail(f"{out_file}: cannot write: {exc.strerror}")
     err.print(

@@ -56,10 +56,15 @@ def cache_key(manifest_text: str, options: dict[str, Any]) -> str:
     except PackageNotFoundError:
         skill = "?"
     doc = json.dumps(
-        {"layout": CACHE_LAYOUT, "maumau": __version__, "openskill": skill,
-         "manifest": manifest_text, "options": options},
+        {
+            "layout": CACHE_LAYOUT,
+            "maumau": __version__,
+            "openskill": skill,
+            "manifest": manifest_text,
+            "options": options,
+        },
         sort_keys=True,
-    )  # fmt: skip
+    )
     return hashlib.sha256(doc.encode("utf-8")).hexdigest()
 
 

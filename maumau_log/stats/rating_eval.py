@@ -44,7 +44,9 @@ def _score(p: list[float], won: list[bool], into: dict[str, list[float]]) -> Non
     into["accuracy"].append(1 / len(best) if w in best else 0.0)
 
 
-def evaluate(contests: pl.DataFrame, model: str = "plackett-luce", train: float = 0.8) -> dict[str, Any]:
+def evaluate(
+    contests: pl.DataFrame, model: str = "plackett-luce", train: float = 0.8
+) -> dict[str, Any]:
     """Rate the first ``train`` share of the contests, forecast the winners of the rest.
 
     Args:
@@ -61,7 +63,7 @@ def evaluate(contests: pl.DataFrame, model: str = "plackett-luce", train: float 
     """
     m = make_model(model)
     numbered = contests.with_columns(pl.col("contest").rle_id().alias("_pos"))
-    n = int(numbered.get_column("_pos").max() or 0) + 1 if numbered.height else 0
+    n = numbered.get_column("contest").n_unique()
     if n < 2:
         raise ValueError(f"--evaluate needs at least 2 contests, not {n}")
     cut = min(max(1, int(n * train)), n - 1)

@@ -143,18 +143,19 @@ def round_contests(
     g = games.filter(pl.col("valid"))
     if pool:
         g = g.filter(pl.col("ruleset").is_in(list(pool)))
-    g = _window(g, since, until).select("game_id", "ruleset", "options", "started_at")
-    g = g.collect()
-    pairs = _scores_points(g.select("ruleset", "options").unique(maintain_order=True))
-    g = g.join(pairs, on=["ruleset", "options"], how="left", nulls_equal=True)
+    gf = _window(g, since, until).select("game_id", "ruleset", "options", "started_at").collect()
+    pairs = _scores_points(gf.select("ruleset", "options").unique(maintain_order=True))
+    gf = gf.join(pairs, on=["ruleset", "options"], how="left", nulls_equal=True)
     r = (
         results.filter(pl.col("valid"))
         .select("game_id", "player", "won", "cards_left", "points_left")
         .collect()
     )
-    df = r.join(g, on="game_id", how="inner")
-    measure = pl.when(pl.col("points")).then(pl.col("points_left")).otherwise(
-        pl.col("cards_left").cast(pl.Int64)
+    df = r.join(gf, on="game_id", how="inner")
+    measure = (
+        pl.when(pl.col("points"))
+        .then(pl.col("points_left"))
+        .otherwise(pl.col("cards_left").cast(pl.Int64))
     )
     key = pl.when(pl.col("won")).then(-1).otherwise(measure.fill_null(2**62))
     return (
@@ -190,24 +191,25 @@ def match_contests(
     m = matches.filter(pl.col("valid"))
     if pool:
         m = m.filter(pl.col("ruleset").is_in(list(pool)))
-    m = _window(m, since, until).select("match_id", "ruleset", "winner", "totals").collect()
+    mf = _window(m, since, until).select("match_id", "ruleset", "winner", "totals").collect()
     from ..rules import RulesetError, resolve
 
     high = {}
-    for name in m.get_column("ruleset").unique().to_list():
+    for name in mf.get_column("ruleset").unique().to_list():
         try:
             high[name] = resolve(name).scoring in HIGH_WINS
         except RulesetError:
             high[name] = False
     df = (
-        m.explode("totals")
+        mf.explode("totals")
         .filter(pl.col("totals").is_not_null())
         .with_columns(
             pl.col("totals").struct.field("player").alias("player"),
             pl.col("totals").struct.field("total").alias("total"),
-            pl.col("ruleset").replace_strict(high, default=False, return_dtype=pl.Boolean)
+            pl.col("ruleset")
+            .replace_strict(high, default=False, return_dtype=pl.Boolean)
             .alias("high"),
-        )  # fmt: skip
+        )
     )
     signed = pl.when(pl.col("high")).then(-pl.col("total")).otherwise(pl.col("total"))
     key = pl.when(pl.col("player") == pl.col("winner")).then(-(2**62)).otherwise(signed)
@@ -269,8 +271,18 @@ _PROBES: tuple[tuple[tuple[float, float], ...], ...] = (
 _PROBE_RANKS: tuple[tuple[int, ...], ...] = ((0, 1), (0, 1, 1), (0, 1, 2, 2))
 
 
-_PARAMETERS = ("mu", "sigma", "beta", "kappa", "gamma", "tau", "margin", "limit_sigma",
-               "balance", "weight_bounds")  # fmt: skip
+_PARAMETERS = (
+    "mu",
+    "sigma",
+    "beta",
+    "kappa",
+    "gamma",
+    "tau",
+    "margin",
+    "limit_sigma",
+    "balance",
+    "weight_bounds",
+)
 """``PlackettLuce``'s parameters :func:`_plackett_luce` assumes at their defaults."""
 
 
@@ -373,9 +385,7 @@ def rate(
                 for k, [r] in zip(idx, m.rate(teams, ranks=list(rk)), strict=True):
                     mus[k], sigmas[k] = r.mu, r.sigma
             if tracked:
-                out.history.extend(
-                    (pos, k, mus[k], sigmas[k]) for k in idx if k in tracked
-                )  # fmt: skip
+                out.history.extend((pos, k, mus[k], sigmas[k]) for k in idx if k in tracked)
         start, pos = end, pos + 1
     return out
 
@@ -411,8 +421,9 @@ def ratings_frame(rated: Rated) -> pl.DataFrame:
     )
     return (
         df.with_columns((pl.col("mu") - Z * pl.col("sigma")).alias("rating"))
-        .select("player", "ruleset", "mu", "sigma", "rating", "rounds", "first_played",
-                "last_played")  # fmt: skip
+        .select(
+            "player", "ruleset", "mu", "sigma", "rating", "rounds", "first_played", "last_played"
+        )
         .sort(["rating", "player", "ruleset"], descending=[True, False, False])
     )
 
@@ -429,6 +440,11 @@ def history_frame(rated: Rated) -> pl.DataFrame:
             "mu": [mu for _, _, mu, _ in h],
             "sigma": [s for _, _, _, s in h],
         },
-        schema={"player": pl.String, "ruleset": pl.String, "contest": pl.Int64,
-                "mu": pl.Float64, "sigma": pl.Float64},  # fmt: skip
+        schema={
+            "player": pl.String,
+            "ruleset": pl.String,
+            "contest": pl.Int64,
+            "mu": pl.Float64,
+            "sigma": pl.Float64,
+        },
     )
