@@ -25,6 +25,7 @@ from typer.testing import CliRunner
 
 import maumau_log.cli.ratings_cmds  # registers the command
 import maumau_log.cli.replay_cmds  # registers simulate
+import maumau_log.cli.stats_cmds  # registers stats
 from maumau_log.bots.seated import seat_names, simulate_seated
 from maumau_log.bots.sim import write_games
 from maumau_log.cli import app
@@ -445,3 +446,31 @@ def test_by_match_rates_whole_matches(tmp_path: Path, monkeypatch: pytest.Monkey
     want = rate(contests)
     got = {r["player"]: r["mu"] for r in rows}
     assert got == {k[1]: mu for k, mu in zip(want.keys, want.mu, strict=True)}
+
+
+def test_stats_gains_rating_columns_and_until(
+    logs: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from maumau_log.stats.ratings import player_ratings
+
+    monkeypatch.setenv("MAUMAU_LOG_CACHE", "off")
+    ds = tmp_path / "ds"
+    ingest(list(logs), ds)
+    r = runner.invoke(
+        app, ["stats", str(ds), "--columns", "games,rating,mu,sigma", "--format", "json"]
+    )
+    assert r.exit_code == 0, r.output
+    rows = {x["player"]: x for x in json.loads(r.stdout)}
+    want = {x["player"]: x for x in player_ratings(str(ds)).to_dicts()}
+    assert rows.keys() == want.keys()
+    for p, x in rows.items():
+        assert (x["rating"], x["mu"], x["sigma"]) == pytest.approx(
+            (want[p]["rating"], want[p]["mu"], want[p]["sigma"])
+        )
+    # every simulated game is dated 2026-01-01: --until the day before keeps none
+    none = runner.invoke(app, ["stats", str(ds), "--until", "2025-12-31", "--format", "json"])
+    assert none.exit_code == 0 and json.loads(none.stdout) == []
+    some = runner.invoke(app, ["stats", str(ds), "--until", "2026-01-01", "--format", "json"])
+    assert sum(x["games"] for x in json.loads(some.stdout)) == 120  # 60 rounds, 2 seats
+    bad = runner.invoke(app, ["stats", str(ds), "--until", "2026-13-01"])
+    assert bad.exit_code == 2 and "--until must be a date YYYY-MM-DD" in bad.output

@@ -72,6 +72,36 @@ def contests_of(
         fail(dataset_read_error(exc, dataset))
 
 
+def with_ratings(
+    df: pl.DataFrame,
+    dataset: Path,
+    *,
+    ruleset: str | None,
+    since: str | None,
+    until: str | None,
+    by: str | None,
+) -> pl.DataFrame:
+    """The leaderboard ``df`` (``stats``) with each player's ``rating``, ``mu`` and
+    ``sigma`` joined: per player and ruleset with ``by="ruleset"``, else one rating per
+    player over the rulesets of the selection (``--ruleset``, or every ruleset stored,
+    pooled). Rounds are rated as ``maumau-log ratings`` rates them (valid rounds only)."""
+    if by == "ruleset":
+        pool = _pool(ruleset)
+    else:
+        pool = _pool(ruleset)
+        if pool is None:
+            try:
+                stored = scan(dataset, "games").select("ruleset").unique().collect()
+            except (DatasetError, pl.exceptions.PolarsError) as exc:
+                fail(str(exc))
+            pool = sorted(stored.get_column("ruleset").to_list())
+    board = ratings_table(dataset, pool=pool, since=since, until=until)
+    board = board.select("player", "ruleset", "mu", "sigma", "rating")
+    if by != "ruleset":
+        return df.join(board.drop("ruleset"), on="player", how="left")
+    return df.join(board, on=["player", "ruleset"], how="left")
+
+
 def _cached(dataset: Path, options: dict[str, Any], schema: pl.Schema) -> tuple[str, Any]:
     """The cache key for these options and the cached frame (or None)."""
     from ..stats import rating_cache

@@ -448,3 +448,45 @@ def history_frame(rated: Rated) -> pl.DataFrame:
             "sigma": pl.Float64,
         },
     )
+
+
+def player_ratings(
+    dataset: str,
+    *,
+    by: str = "round",
+    model: str = "plackett-luce",
+    rulesets: Sequence[str] | None = None,
+    since: str | None = None,
+    until: str | None = None,
+) -> pl.DataFrame:
+    """The ratings of a dataset's players as a Polars frame (``maumau-log ratings``
+    without its cache).
+
+    Args:
+        dataset: the dataset folder.
+        by: ``"round"`` or ``"match"`` (:data:`BY_CHOICES`).
+        model: a :data:`MODELS` name.
+        rulesets: rate only these rulesets (canonical preset names), pooled into one rating
+            per player; None for one rating per player and ruleset.
+        since, until: keep games (matches: their first round) dated on or after / on or
+            before ``YYYY-MM-DD``.
+    Returns:
+        :func:`ratings_frame`'s frame.
+    Raises:
+        DatasetError: a missing or damaged dataset; ValueError: a bad option.
+    """
+    from ..store.manifest import scan
+
+    if by not in BY_CHOICES:
+        raise ValueError(f"by must be one of {', '.join(BY_CHOICES)}, not {by!r}")
+    pool = sorted(rulesets) if rulesets else None
+    games = scan(dataset, "games")
+    if by == "match":
+        contests = match_contests(
+            games, scan(dataset, "matches"), pool=pool, since=since, until=until
+        )
+    else:
+        contests = round_contests(
+            games, scan(dataset, "results"), pool=pool, since=since, until=until
+        )
+    return ratings_frame(rate(contests, model))
