@@ -474,3 +474,23 @@ def test_stats_gains_rating_columns_and_until(
     assert sum(x["games"] for x in json.loads(some.stdout)) == 120  # 60 rounds, 2 seats
     bad = runner.invoke(app, ["stats", str(ds), "--until", "2026-13-01"])
     assert bad.exit_code == 2 and "--until must be a date YYYY-MM-DD" in bad.output
+
+
+def test_chart_html_and_terminal_draw_the_histories(
+    logs: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MAUMAU_LOG_CACHE", "off")
+    ds = tmp_path / "ds"
+    ingest([logs[0]], ds)
+    page = tmp_path / "r.html"
+    r = runner.invoke(app, ["ratings", str(ds), "--chart", "html", "--out", str(page)])
+    assert r.exit_code == 0, r.output
+    html = page.read_text("utf-8")
+    assert '"name":"greedy"' in html and '"name":"random"' in html
+    term = runner.invoke(app, ["ratings", str(ds), "--chart", "terminal", "--player", "greedy"])
+    assert term.exit_code == 0
+    assert "greedy" in term.stdout and "random" not in term.stdout
+    [final] = _ratings(ds, "--player", "greedy")  # the last point is the rating now
+    assert f"{final['mu']:.1f} ± {final['sigma']:.1f}" in term.stdout
+    no_out = runner.invoke(app, ["ratings", str(ds), "--chart", "png"])
+    assert no_out.exit_code == 2 and "--chart png needs --out FILE" in no_out.output
