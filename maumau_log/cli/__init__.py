@@ -158,6 +158,7 @@ def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
 _METAVARS = {
     "paths": "PATH",
     "since": "DATE",
+    "until": "DATE",
     "fmt": "FORMAT",
     "game_id": "GAME_ID",
     "match_id": "MATCH_ID",

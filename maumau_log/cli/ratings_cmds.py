@@ -47,10 +47,15 @@ def _pool(ruleset: str | None) -> list[str] | None:
     """``--ruleset A,B``: the canonical preset names (aliases resolved), or None."""
     if ruleset is None:
         return None
-    from .stats_cmds import _preset
+    from ..rules import RulesetError, find_preset
 
-    names = [_preset(r.strip()) for r in ruleset.split(",") if r.strip()]
-    return sorted({n for n in names if n is not None}) or None
+    names = set()
+    for given in (r.strip() for r in ruleset.split(",") if r.strip()):
+        try:
+            names.add(find_preset(given))
+        except RulesetError:
+            names.add(given)  # no preset: it matches no game
+    return sorted(names) or None
 
 
 def contests_of(
