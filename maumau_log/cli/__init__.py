@@ -2,7 +2,8 @@
 
 Commands live in one module per area and register themselves on :data:`app`:
 :mod:`.replay_cmds` (validate, simulate, rules), :mod:`.data_cmds` (ingest, game, query,
-analyze), :mod:`.stats_cmds` (stats), :mod:`.bots_cmds` (bots ladder, review). Domain errors
+analyze), :mod:`.stats_cmds` (stats), :mod:`.ratings_cmds` (ratings), :mod:`.bots_cmds`
+(bots ladder, review). Domain errors
 become exit codes only here:
 
 - 0: every game valid (or the command succeeded);

@@ -322,7 +322,11 @@ def simulate(
         ),
     ] = None,
 ) -> None:
-    """Play seeded games with random legal bots and write full-information logs."""
+    """Play seeded games with random legal bots and write full-information logs.
+
+    With --bots, the named bots play instead, one per seat (players named after their bot),
+    seats rotating from game to game; --start dates game g at start + g minutes.
+    """
     from ..bots.sim import simulate as run_sim
     from ..bots.sim import simulate_matches, write_games
 
