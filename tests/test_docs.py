@@ -515,7 +515,7 @@ def test_cli_reference_has_every_command_and_option() -> None:
     paths = {" ".join(path) for path, _command in cli.walk(root)}
     expected = {
         "analyze", "audit", "bots", "bots ladder", "compact", "compare", "convert", "game",
-        "import", "import openspiel", "ingest", "match", "query", "review", "rules",
+        "import", "import openspiel", "ingest", "match", "query", "ratings", "review", "rules",
         "simulate", "stats", "validate", "verify", "view",
     }  # fmt: skip
     assert paths == expected

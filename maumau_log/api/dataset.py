@@ -115,6 +115,7 @@ class Dataset:
         since: str | None = None,
         include_invalid: bool = False,
         by: str | None = None,
+        until: str | None = None,
     ) -> pl.DataFrame:
         """Per-player statistics: the rows of ``stats --format json`` with the same
         options (games, wins, win rate with its 95% Wilson interval, ...).
@@ -124,6 +125,7 @@ class Dataset:
             player: only this player id.
             since: only games dated on or after this ``YYYY-MM-DD``.
             include_invalid: count invalid games too.
+            until: only games dated on or before this ``YYYY-MM-DD``.
             by: ``"seat"`` or ``"ruleset"`` to break each player down; ``"match"`` for
                 the match leaderboard (:meth:`leaderboard` with ``matches=True``).
         Raises:
@@ -139,8 +141,9 @@ class Dataset:
                 since=since,
                 include_invalid=include_invalid,
                 matches=True,
+                until=until,
             )
-        return self._players(ruleset, player, since, include_invalid, by, None)
+        return self._players(ruleset, player, since, include_invalid, by, None, until)
 
     def leaderboard(
         self,
@@ -151,6 +154,7 @@ class Dataset:
         include_invalid: bool = False,
         matches: bool = False,
         game_ids: Sequence[str] | None = None,
+        until: str | None = None,
     ) -> pl.DataFrame:
         """The leaderboard: players ranked by wins (``stats``), or with ``matches`` the
         match leaderboard (``stats --by match``: matches played, won and drawn, the match
@@ -158,17 +162,19 @@ class Dataset:
 
         Args:
             game_ids: only these games (``analyze`` ranks the games it read).
+            until: only games dated on or before this ``YYYY-MM-DD``.
         Raises:
             DatasetError: the dataset is missing or damaged.
         """
         if not matches:
-            return self._players(ruleset, player, since, include_invalid, None, game_ids)
+            return self._players(ruleset, player, since, include_invalid, None, game_ids, until)
         lf = filter_matches(
             self.matches,
             ruleset=_preset(ruleset),
             player=player,
             since=since,
             include_invalid=include_invalid,
+            until=until,
         )
         return match_stats(lf, player=player).collect(engine="streaming")
 
@@ -180,6 +186,7 @@ class Dataset:
         include_invalid: bool,
         by: str | None,
         game_ids: Sequence[str] | None,
+        until: str | None = None,
     ) -> pl.DataFrame:
         lf = filter_results(
             self.results,
@@ -188,6 +195,7 @@ class Dataset:
             since=since,
             include_invalid=include_invalid,
             game_ids=list(game_ids) if game_ids is not None else None,
+            until=until,
         )
         return player_stats(lf, by=by).collect(engine="streaming")
 

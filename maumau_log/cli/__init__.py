@@ -2,7 +2,8 @@
 
 Commands live in one module per area and register themselves on :data:`app`:
 :mod:`.replay_cmds` (validate, simulate, rules), :mod:`.data_cmds` (ingest, game, query,
-analyze), :mod:`.stats_cmds` (stats), :mod:`.bots_cmds` (``bots ladder``, ``review``). Domain errors
+analyze), :mod:`.stats_cmds` (stats), :mod:`.ratings_cmds` (ratings), :mod:`.bots_cmds`
+(bots ladder, review). Domain errors
 become exit codes only here:
 
 - 0: every game valid (or the command succeeded);
@@ -158,6 +159,7 @@ def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
 _METAVARS = {
     "paths": "PATH",
     "since": "DATE",
+    "until": "DATE",
     "fmt": "FORMAT",
     "game_id": "GAME_ID",
     "match_id": "MATCH_ID",
@@ -239,6 +241,7 @@ _COMMAND_MODULES = {
     "compare": "replay_cmds",
     "ingest": "data_cmds",
     "stats": "stats_cmds",
+    "ratings": "ratings_cmds",
     "game": "data_cmds",
     "match": "match_cmds",
     "query": "data_cmds",
@@ -265,6 +268,7 @@ _ALL_MODULES = (
     "dispute_cmds",
     "import_cmds",
     "match_cmds",
+    "ratings_cmds",
     "replay_cmds",
     "stats_cmds",
     "verify_cmds",

@@ -216,9 +216,32 @@ def simulate(
             help="Worker processes (blocks of 10,000 games each; the same file for any number).",
         ),
     ] = 1,
+    bots: Annotated[
+        str | None,
+        typer.Option(
+            metavar="BOT,...",
+            help="One bot per seat (random, greedy, mc), seats rotating from game to game; "
+            "players are named after their bot (mc-1, mc-2 when one sits twice).",
+        ),
+    ] = None,
+    start: Annotated[
+        str | None,
+        typer.Option(
+            metavar="DATETIME",
+            help="With --bots: game g starts at this ISO date-time plus g minutes.",
+        ),
+    ] = None,
 ) -> None:
-    """Play seeded games with random legal bots and write full-information logs."""
+    """Play seeded games with random legal bots and write full-information logs.
+
+    With --bots, the named bots play instead, one per seat (players named after their bot),
+    seats rotating from game to game; --start dates game g at start + g minutes.
+    """
     from ..bots.sim import simulate_matches, write_simulated
+
+    if bots is not None or start is not None:
+        _simulate_bots(out_file, ruleset, players, games, seed, bots, start, matches, options)
+        return
 
     opts: dict[str, Any] | None = None
     if options:
@@ -246,6 +269,43 @@ def simulate(
             n_games, n_events = write_simulated(
                 fh, ruleset, players, count, seed, opts, whole, jobs
             )
+    except OSError as exc:
+        fail(f"{out_file}: cannot write: {exc.strerror}")
+    err.print(
+        f"wrote {n_games:,} game{'' if n_games == 1 else 's'}, {n_events:,} events to "
+        f"{safe(str(out_file))}",
+        highlight=False,
+    )
+
+
+def _simulate_bots(
+    out_file: Path,
+    ruleset: str,
+    players: int,
+    games: int,
+    seed: int,
+    bots: str | None,
+    start: str | None,
+    matches: int | None,
+    options: str | None,
+) -> None:
+    """``simulate --bots``: the named bots, one per seat (:mod:`maumau_log.bots.seated`)."""
+    from ..bots.seated import parse_bots, parse_start, simulate_seated
+    from ..bots.sim import write_games
+
+    if bots is None:
+        fail("--start is for --bots")
+    if matches is not None or options is not None:
+        fail("--bots plays single rounds of the preset: no --matches, no --options")
+    try:
+        names = parse_bots(bots, players)
+        when = parse_start(start) if start is not None else None
+        resolve(ruleset)
+    except (ValueError, RulesetError) as exc:
+        fail(str(exc))
+    try:
+        with _open_out(out_file) as fh:
+            n_games, n_events = write_games(simulate_seated(ruleset, names, games, seed, when), fh)
     except OSError as exc:
         fail(f"{out_file}: cannot write: {exc.strerror}")
     err.print(

@@ -19,7 +19,7 @@ from ..stats.players import STATS_BY
 from ..store.manifest import DatasetError
 from . import app, dataset_read_error, fail
 from .frames import DatasetArg, _check_format, _emit, _print_board
-from .tables import MATCH_BOARD_COLUMNS
+from .tables import BOARD_COLUMNS, MATCH_BOARD_COLUMNS
 
 
 def _match_board(
@@ -29,6 +29,7 @@ def _match_board(
     player: str | None = None,
     since: str | None = None,
     include_invalid: bool = False,
+    until: str | None = None,
 ) -> pl.DataFrame:
     """:meth:`maumau_log.api.Dataset.leaderboard` of matches, or exit 2."""
     try:
@@ -38,6 +39,7 @@ def _match_board(
             since=since,
             include_invalid=include_invalid,
             matches=True,
+            until=until,
         )
     except (DatasetError, ValueError) as exc:
         fail(str(exc))
@@ -54,6 +56,7 @@ def _leaderboard(
     include_invalid: bool = False,
     by: str | None = None,
     game_ids: list[str] | None = None,
+    until: str | None = None,
 ) -> pl.DataFrame:
     """:meth:`maumau_log.api.Dataset.stats` (``game_ids``: the leaderboard of those
     games, as ``analyze`` ranks them), or exit 2."""
@@ -66,9 +69,15 @@ def _leaderboard(
                 since=since,
                 include_invalid=include_invalid,
                 game_ids=game_ids,
+                until=until,
             )
         return ds.stats(
-            ruleset=ruleset, player=player, since=since, include_invalid=include_invalid, by=by
+            ruleset=ruleset,
+            player=player,
+            since=since,
+            include_invalid=include_invalid,
+            by=by,
+            until=until,
         )
     except (DatasetError, ValueError) as exc:
         fail(str(exc))
@@ -83,6 +92,9 @@ def stats_cmd(
     player: Annotated[str | None, typer.Option(help="Only this player id.")] = None,
     since: Annotated[
         str | None, typer.Option(help="Only games dated on or after YYYY-MM-DD.")
+    ] = None,
+    until: Annotated[
+        str | None, typer.Option(help="Only games dated on or before YYYY-MM-DD.")
     ] = None,
     include_invalid: Annotated[
         bool, typer.Option("--include-invalid", help="Also count invalid games.")
@@ -105,7 +117,7 @@ def stats_cmd(
             "--columns",
             metavar="NAME,...",
             help="The table's statistics, in order (games, wins, win_rate, ci, "
-            "avg_cards_left, draws_per_game, ...).",
+            "avg_cards_left, draws_per_game, ...; rating, mu, sigma: the OpenSkill rating).",
         ),
     ] = None,
 ) -> None:
@@ -115,14 +127,21 @@ def stats_cmd(
     leaderboard instead (from the matches table, one row per player): matches played, won
     and drawn, the match win rate with its Wilson interval, the average final total and
     the rounds per match; only valid matches (every round valid, properly ended) count
-    unless --include-invalid, and --since dates a match by its first round.
+    unless --include-invalid, and --since and --until date a match by its first round.
+    --columns rating,mu,sigma adds each player's OpenSkill rating (as maumau-log ratings:
+    per ruleset with --by ruleset, else over the rulesets shown).
     """
     _check_format(fmt)
     if by is not None and by not in STATS_BY:
         raise typer.BadParameter("must be seat, ruleset or match", param_hint="--by")
     if by == "match":
         mdf = _match_board(
-            dataset, ruleset=ruleset, player=player, since=since, include_invalid=include_invalid
+            dataset,
+            ruleset=ruleset,
+            player=player,
+            since=since,
+            include_invalid=include_invalid,
+            until=until,
         )
         if fmt == "table" and dest is None:
             _print_board(mdf, "Match leaderboard", MATCH_BOARD_COLUMNS, wide=wide, names=columns)
@@ -136,8 +155,15 @@ def stats_cmd(
         since=since,
         include_invalid=include_invalid,
         by=by,
+        until=until,
     )
+    board = BOARD_COLUMNS
+    if columns and {c.strip() for c in columns.split(",")} & {"rating", "mu", "sigma"}:
+        from .ratings_cmds import RATING_COLUMNS, with_ratings
+
+        df = with_ratings(df, dataset, ruleset=ruleset, since=since, until=until, by=by)
+        board = BOARD_COLUMNS + RATING_COLUMNS[:3]
     if fmt == "table" and dest is None:
-        _print_board(df, "Leaderboard", wide=wide, names=columns)
+        _print_board(df, "Leaderboard", board, wide=wide, names=columns)
         return
     _emit(df, fmt, dest)

@@ -53,12 +53,17 @@ def _real_date(text: str) -> bool:
 
 
 def _common_filters(
-    lf: pl.LazyFrame, ruleset: str | None, since: str | None, include_invalid: bool
+    lf: pl.LazyFrame,
+    ruleset: str | None,
+    since: str | None,
+    include_invalid: bool,
+    until: str | None = None,
 ) -> pl.LazyFrame:
-    """Valid rows only (unless ``include_invalid``), one ruleset, dated on or after ``since``.
+    """Valid rows only (unless ``include_invalid``), one ruleset, dated on or after ``since``
+    and on or before ``until``.
 
     Raises:
-        ValueError: ``since`` is not ``YYYY-MM-DD``.
+        ValueError: ``since`` or ``until`` is not ``YYYY-MM-DD``.
     """
     if not include_invalid:
         lf = lf.filter(pl.col("valid"))
@@ -68,6 +73,10 @@ def _common_filters(
         if not _DATE.match(since) or not _real_date(since):
             raise ValueError(f"--since must be a date YYYY-MM-DD, not {since!r}")
         lf = lf.filter((pl.col("date") != UNKNOWN) & (pl.col("date") >= since))
+    if until is not None:
+        if not _DATE.match(until) or not _real_date(until):
+            raise ValueError(f"--until must be a date YYYY-MM-DD, not {until!r}")
+        lf = lf.filter((pl.col("date") != UNKNOWN) & (pl.col("date") <= until))
     return lf
 
 
@@ -79,6 +88,7 @@ def filter_results(
     since: str | None = None,
     include_invalid: bool = False,
     game_ids: Sequence[str] | None = None,
+    until: str | None = None,
 ) -> pl.LazyFrame:
     """Select the ``results`` rows a statistic counts.
 
@@ -91,12 +101,13 @@ def filter_results(
         include_invalid: also count games that stopped at a violation (their counters run
             up to the violation; they are never won).
         game_ids: keep only these games.
+        until: keep games dated on or before this ``YYYY-MM-DD`` day (as ``since``).
     Returns:
         The filtered LazyFrame (same columns).
     Raises:
-        ValueError: ``since`` is not ``YYYY-MM-DD``.
+        ValueError: ``since`` or ``until`` is not ``YYYY-MM-DD``.
     """
-    lf = _common_filters(results, ruleset, since, include_invalid)
+    lf = _common_filters(results, ruleset, since, include_invalid, until)
     if player is not None:
         lf = lf.filter(pl.col("player") == player)
     if game_ids is not None:
@@ -259,6 +270,7 @@ def filter_matches(
     player: str | None = None,
     since: str | None = None,
     include_invalid: bool = False,
+    until: str | None = None,
 ) -> pl.LazyFrame:
     """Select the ``matches`` rows a match statistic counts (as :func:`filter_results`).
 
@@ -269,12 +281,13 @@ def filter_matches(
         since: keep matches whose first stored round is dated on or after ``YYYY-MM-DD``.
         include_invalid: also count matches that are not valid (a round invalid or missing,
             no proper ``match_end``, or not over yet).
+        until: keep matches whose first stored round is dated on or before ``YYYY-MM-DD``.
     Returns:
         The filtered LazyFrame (same columns).
     Raises:
-        ValueError: ``since`` is not ``YYYY-MM-DD``.
+        ValueError: ``since`` or ``until`` is not ``YYYY-MM-DD``.
     """
-    lf = _common_filters(matches, ruleset, since, include_invalid)
+    lf = _common_filters(matches, ruleset, since, include_invalid, until)
     if player is not None:
         lf = lf.filter(pl.col("players").list.contains(player))
     return lf
