@@ -14,6 +14,7 @@ from __future__ import annotations
 from ..cards import Card
 from ..events import Call, Penalty
 from .errors import fail, number_text
+from .legality import suit_refusal
 from .state import (
     CALL_REASONS,
     ENDED,
@@ -114,13 +115,9 @@ def on_penalty(s: State, ev: Penalty) -> None:
     rules = s.rules
     if s.phase in (SETUP, ENDED):
         fail("wrong_penalty", f"a penalty for {player} outside play", "PRESETS.md ruling 10")
-    if s.awaiting_suit is not None:
-        fail(
-            "missing_suit_choice",
-            f"{s.awaiting_suit} played a wild card and named no suit; a penalty came instead",
-            "FORMAT.md Conventions (suit right after the wild)",
-            f"a suit event by {s.awaiting_suit}",
-        )
+    waits = suit_refusal(s, "a penalty came")
+    if waits is not None:
+        fail(*waits)
     owed = s.penalty_owed
     if owed is not None and owed[0] == player:
         need = owed[1]

@@ -32,6 +32,11 @@ class RuleViolation(Exception):
 Problem = tuple[str, str, str]
 """Why an action is not legal: ``(code, message, rule)``; the raiser adds what was legal."""
 
+Refusal = tuple[str, str, str, str | None]
+"""Why a player may not act now: ``(code, message, rule, expected)``; ``expected`` is what
+must come instead, ``""`` for nothing to say, or None for the legal actions (the raiser
+asks :func:`.actions.describe_legal`)."""
+
 
 def fail(code: str, message: str, rule: str, expected: str | None = None) -> NoReturn:
     """Raise :class:`RuleViolation` (never returns).

@@ -16,7 +16,14 @@ from ..cards import Card
 from ..events import Play, SuitChoice
 from .actions import describe_legal
 from .errors import fail
-from .legality import after_draw_problem, finish_allowed, jump_problem, play_problem, quiet_turn
+from .legality import (
+    after_draw_problem,
+    finish_allowed,
+    jump_problem,
+    play_problem,
+    quiet_turn,
+    to_move,
+)
 from .partial import missing_cards, seen_at
 from .state import (
     ENDED,
@@ -33,7 +40,7 @@ from .state import (
 )
 from .stock import check_card
 from .tables import CardInfo
-from .turns import known_player, resolve_skip, turn_check
+from .turns import block_check, known_player, owed_check, resolve_skip, turn_check
 
 
 def on_play(s: State, ev: Play, player: str) -> None:
@@ -80,33 +87,42 @@ def on_play(s: State, ev: Play, player: str) -> None:
             cards = [check_card(s, cards[0], "play.cards")]
     elif not all(c in table for c in cards):
         cards = [check_card(s, c, "play.cards") for c in cards]
+    # ruling 25, in order: (2) nobody acts while the round is not in play or a suit is owed
+    block_check(s, player, "plays", cards)
+    # (3) who may act: under jump_in, a player out of turn whose cards may jump in
     rules = s.rules
-    if ev.jump_in and not rules.jump_in:
+    note = None
+    if rules.jump_in and player != s.players[s.current]:
+        problem = jump_problem(s, player, cards)
+        if problem is None:
+            if len(cards) > 1:
+                check_multi(s, player, cards)  # (7)
+            lay_down(s, player, cards, jump=True)
+            return
+        code, why, rule = problem
+        if code != "wrong_player":  # a jump-in, refused at (4) or (5)
+            fail(code, f"{player} may not jump in: {why}", rule)
+        note = why if ev.jump_in else None  # the flag is a label: it only words the message
+    elif ev.jump_in and not rules.jump_in and to_move(s, player) != player:
         fail(
             "wrong_player",
             f"{player} jumps in with {' '.join(cards)}, but this ruleset has no jump-in",
             "option jump_in = false",
             describe_legal(s),
         )
-    if len(cards) > 1:
-        check_multi(s, player, cards)
-    if rules.jump_in and (ev.jump_in or (s.phase == PLAY and player != s.players[s.current])):
-        problem = jump_problem(s, player, cards)
-        if problem is None:
-            lay_down(s, player, cards, jump=True)
-            return
-        if ev.jump_in:
-            code, why, rule = problem
-            waits = f"a suit event by {s.awaiting_suit}" if code == "missing_suit_choice" else None
-            fail(code, f"{player} may not jump in: {why}", rule, waits)
     card = cards[0]
     # the skipped player may answer a pending skip (ruling 6)
-    if s.pending_skip and s.phase == PLAY and s.awaiting_suit is None:
+    if s.pending_skip:
         resolve_skip(s, player, card)
-    answering_skip = bool(s.pending_skip and player == s.players[s.current] and s.phase == PLAY)
-    turn_check(s, player, "plays", cards)
-    check_in_hand(s, player, cards)
+    answering_skip = bool(s.pending_skip and player == s.players[s.current])
+    turn_check(s, player, "plays", cards, note)
+    check_in_hand(s, player, cards)  # (4)
+    owed_check(s, player, "plays", cards)  # (5)
     illegal = play_problem(s, player, card)
+    if illegal is not None and illegal[0] == "missed_penalty":  # a pending draw owed (5)
+        fail(*illegal, describe_legal(s))
+    if len(cards) > 1:  # (7): the pile's rules, multi_play first
+        check_multi(s, player, cards)
     if illegal is not None:
         fail(*illegal, describe_legal(s))
     if len(cards) > 1 and not finish_allowed(s, player, cards[-1], len(cards)):

@@ -391,6 +391,13 @@ def drawable(s: State) -> int:
     return len(s.stock)
 
 
+def nothing_to_draw(s: State) -> bool:
+    """True when no card is left anywhere to draw (the stock empty, no reshuffle possible):
+    then a pending draw or an owed previous-player draw lapses, and a draw card draws
+    nothing (PRESETS.md rulings 12 and 24). The one place that decides it."""
+    return drawable(s) == 0
+
+
 def note_turn_action(s: State, player: str) -> None:
     """``player`` took a turn action: remember the last two actors (ruling 8)."""
     if player != s.last_turn_actor:
