@@ -90,7 +90,7 @@ def blocked(s: State, player: str, verb: str, cards: list[Card] | None = None) -
     phase = s.phase
     if phase != PLAY:
         doing = what(verb, cards)
-        if phase == OUT or phase == ENDED:
+        if phase in (OUT, ENDED):
             why = (
                 f"{s.out_player} went out"
                 if phase == OUT
