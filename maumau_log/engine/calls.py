@@ -50,6 +50,20 @@ def last_card_word(s: State, card: Card) -> str | None:
     return s.rules.call_last_card
 
 
+def call_due(s: State, player: str) -> str | None:
+    """The word ``player`` must say now (ruling 9), a pure query: the going-out call right
+    after emptying the hand, the last-card word (:func:`last_card_word`) with one shown card
+    left in play, else None."""
+    if s.phase == OUT and s.out_player == player:
+        return s.rules.call_going_out
+    if s.phase != PLAY or s.awaiting_suit is not None:
+        return None
+    hand = s.hands[player]
+    if len(hand) != 1 or hand[0] not in s.cards:
+        return None
+    return last_card_word(s, hand[0])
+
+
 def close_window(s: State) -> None:
     """Another player acted: settle the open call window (PRESETS.md ruling 9)."""
     if s.window is None:

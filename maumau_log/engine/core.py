@@ -14,6 +14,7 @@ the module of its mechanic; the event shapes are FORMAT.md "Events".
 
 from __future__ import annotations
 
+import copy
 from typing import Any, Final
 
 from ..cards import Card
@@ -37,7 +38,7 @@ from ..rules import Ruleset
 from ..scoring.matches import RoundContext
 from . import legality
 from .actions import Action, describe_legal, legal_actions
-from .calls import close_window, last_card_word, on_call, on_penalty
+from .calls import call_due, close_window, last_card_word, on_call, on_penalty
 from .deal import on_cut, on_deal
 from .draws import on_draw, on_pass
 from .ending import on_abandon, on_match_end, on_round_end
@@ -241,6 +242,19 @@ class Engine(State):
     def last_card_word(self, card: Card) -> str | None:
         """The call due for ``card`` as the one card left (ruling 9), or None."""
         return last_card_word(self, card)
+
+    def call_due(self, player: str) -> str | None:
+        """The word ``player`` must say now (ruling 9): the going-out call right after
+        emptying the hand, the last-card word with one card left, else None
+        (:func:`.calls.call_due`)."""
+        return call_due(self, player)
+
+    def copy(self) -> Engine:
+        """An independent engine in the same state, sharing only what never changes (the
+        ruleset, its tables, the header, the match context): to apply an event without
+        touching this one. The questions (``legal_actions``, ``describe_legal``,
+        ``can_play`` ...) never change the state and need no copy."""
+        return copy.deepcopy(self)  # State.__deepcopy__: the declared fields, rules shared
 
     # ------------------------------------------------------------------ views
 

@@ -41,8 +41,20 @@ def on_draw(s: State, ev: Draw, player: str, count: int | None) -> None:
         RuleViolation: ``wrong_draw_count`` (a draw the rules do not allow, a wrong size),
             ``missed_penalty`` (not serving a pending draw), ``wrong_player``, stock errors.
     """
-    cards = ev.cards  # (read once too)
-    if (
+    if quiet_draw(s, ev, player, count):
+        return
+    checked_draw(s, ev)
+
+
+def quiet_draw(s: State, ev: Draw, player: str, count: int | None) -> bool:
+    """The fast path of :func:`checked_draw`: one card drawn by the player to move, who
+    owes nothing (:func:`.legality.quiet_turn`) and no cover, for no effect, where
+    :func:`.legality.draw_problem` allows it; such a draw is applied and True returned.
+    Anything else returns False with the state untouched but for the notes of
+    ``unchecked`` (a hidden hand), for :func:`checked_draw` to judge. Pinned against it
+    by tests/test_fast_paths.py."""
+    cards = ev.cards  # (read once: a generic attribute look-up in the compiled build)
+    if not (
         player == s.players[s.current]
         and s.phase == PLAY
         and s.cover_owed is None
@@ -51,19 +63,28 @@ def on_draw(s: State, ev: Draw, player: str, count: int | None) -> None:
         and (count is None or count == 1)
         and quiet_turn(s)
     ):
-        # the usual draw: one card by the player to move, who owes nothing; whether the
-        # draw is allowed is draw_problem's decision, as below
-        reason, _ = draw_problem(s, player, s.unchecked)
-        if reason:
-            s.first_action_done = True  # as turn_check
-            if s.just_skipped:
-                s.just_skipped = set()
-            s.jump_open = False
-            if player != s.last_turn_actor:  # note_turn_action
-                s.prev_turn_actor = s.last_turn_actor
-                s.last_turn_actor = player
-            _ordinary_draw(s, player, cards, count)
-            return
+        return False
+    reason, _ = draw_problem(s, player, s.unchecked)
+    if not reason:
+        return False
+    s.first_action_done = True  # as turn_check
+    if s.just_skipped:
+        s.just_skipped = set()
+    s.jump_open = False
+    if player != s.last_turn_actor:  # note_turn_action
+        s.prev_turn_actor = s.last_turn_actor
+        s.last_turn_actor = player
+    _ordinary_draw(s, player, cards, count)
+    return True
+
+
+def checked_draw(s: State, ev: Draw) -> None:
+    """Check a ``draw`` event in the order of ruling 25, then apply it.
+
+    Raises:
+        RuleViolation: ``wrong_draw_count`` (a draw the rules do not allow, a wrong size),
+            ``missed_penalty`` (not serving a pending draw), ``wrong_player``, stock errors.
+    """
     player = known_player(s, ev.player, "draw")
     if size(ev, 1) == 0:  # "cards": [] or "count": 0: no draw at all (every handler
         # below takes at least one card: a cover draw looks at the last card drawn)
