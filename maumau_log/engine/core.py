@@ -1,15 +1,17 @@
-"""The engine: :class:`Engine`, its ``apply`` dispatch and its questions (issue 2, item 4;
-issue 12). The top of the engine's import graph.
+"""The engine: :class:`Engine`, its ``apply`` dispatch and its questions. The top of the
+engine's import graph.
 
 One :class:`Engine` replays one game (one round) under one ruleset. It knows nothing of
 files, Parquet or terminals, and has no randomness: the same events give the same states.
-:meth:`Engine.apply` checks an event in issue 2's order (its shape, the player's turn, the
-card's presence in the hand, its legality) and applies it, or raises
-:class:`~.errors.RuleViolation`. The mechanics live in their modules (see the README's
-"Architecture" section for the map); this module dispatches to them, most frequent event
-first. The rules it applies are RULES.md "What every system shares (the family)" and the
-system the ruleset names (RULESETS.md presets, PRESETS.md values and rulings), each through
-the module of its mechanic; the event shapes are FORMAT.md "Events".
+:meth:`Engine.apply` checks an event in the order of PRESETS.md ruling 25 (its shape, a
+suit still owed, who may act, the cards' presence in the hand, what the player owes first,
+whether a draw or pass is allowed, whether the cards may go on the discard pile) and
+applies it, or raises :class:`~.errors.RuleViolation`. The mechanics live in their
+modules (see the README's "Architecture" section for the map); this module dispatches to
+them, most frequent event first. The rules it applies are RULES.md "What every system
+shares (the family)" and the system the ruleset names (RULESETS.md presets, PRESETS.md
+values and rulings), each through the module of its mechanic; the event shapes are
+FORMAT.md "Events".
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ from .state import FINISHED, PLAY, State
 from .stock import on_reshuffle
 
 # the event types as final names: compiled, each is a C static, where a name imported
-# from the (interpreted) events module is a dict look-up at every use (issue 12)
+# from the (interpreted) events module is a dict look-up at every use
 _PLAY: Final = Play
 _DRAW: Final = Draw
 _CALL: Final = Call
