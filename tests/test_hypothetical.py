@@ -242,11 +242,14 @@ def test_legal_actions_while_a_draw_previous_is_owed() -> None:
     assert all(try_action(engine, a)["legal"] for a in offered)
     got = try_action(engine, "p3 draws 1")
     assert (got["legal"], got["code"]) == (False, "wrong_draw_count")
-    # p1's own turn action waits for the owed draw (ruling 8)
+    # p1 may draw out of turn, but a pass out of turn is wrong_player (ruling 25 (3)),
+    # and a draw for another reason misses the owed one (ruling 22)
     got = try_action(engine, "p1 passes")
+    assert (got["code"], got["message"]) == ("wrong_player", "p1 passes but it is p3's turn")
+    got = try_action(engine, "p1 draws 1 (no_play)")
     assert (got["code"], got["message"]) == (
         "missed_penalty",
-        "p1 passes but first owes an effect draw of 4",
+        "p1 draws but first owes an effect draw of 4",
     )
 
 

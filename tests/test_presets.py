@@ -1564,10 +1564,11 @@ def test_serbian_jump_in_after_a_draw_refused() -> None:
 
 
 def test_serbian_jump_in_needs_an_identical_card() -> None:
-    # RULES.md 11 "a card identical (same rank and suit)": 9D on 9H is no jump-in.
+    # RULES.md 11 "a card identical (same rank and suit)": 9D on 9H is no jump-in, so c
+    # plays out of turn: wrong_player (PRESETS.md ruling 25: the flag is not judged)
     hands = {"a": ["9H", "3D", "KC"], "b": ["4D", "5C", "KS"], "c": ["9D", "4C", "5S"]}
     ev = [sh(ABC), sd(hands, "10H"), play("a", "9H"), jump("c", "9D")]
-    assert replay(ev) == ("card_does_not_match", 3)
+    assert replay(ev) == ("wrong_player", 3)
 
 
 def test_serbian_jump_in_on_a_seven_adds_up() -> None:

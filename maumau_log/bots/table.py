@@ -372,20 +372,9 @@ class BotTable:
 
 
 def due_call(engine: Engine, player: str) -> str | None:
-    """The word ``player`` must say now (PRESETS.md ruling 9): the going-out call after
-    emptying the hand, the last-card word (the wild one for a wild last card) with one card
-    left, else None."""
-    rules = engine.rules
-    if engine.phase == OUT and engine.out_player == player:
-        return rules.call_going_out
-    if engine.phase != PLAY or engine.awaiting_suit is not None:
-        return None
-    hand = engine.hands[player]
-    if len(hand) != 1 or hand[0] not in engine.cards:
-        return None
-    if engine.cards[hand[0]].wild and rules.call_last_wild is not None:
-        return rules.call_last_wild
-    return rules.call_last_card
+    """The word ``player`` must say now (PRESETS.md ruling 9): the engine's answer,
+    :meth:`~maumau_log.engine.Engine.call_due`."""
+    return engine.call_due(player)
 
 
 def suit_actions(player: str) -> list[Action]:

@@ -17,7 +17,6 @@ would make first (FORMAT.md "Conventions"; ``"reshuffled": true`` in the answer)
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import msgspec
@@ -29,14 +28,8 @@ from ..logs.notation import NotationError, parse_action
 __all__ = ["NotationError", "complete", "try_action"]
 
 
-def _copy(engine: Engine) -> Engine:
-    rules = getattr(engine, "rules", None)
-    return copy.deepcopy(engine, {id(rules): rules} if rules is not None else None)
-
-
 def _legal_draw(engine: Engine, player: str) -> tuple[int, str] | None:
-    probe = _copy(engine)
-    for a in probe.legal_actions():
+    for a in engine.legal_actions():  # a pure query: no copy
         if a.kind == "draw" and a.player == player:
             return a.count, a.reason or "no_play"
     return None
@@ -99,10 +92,12 @@ def try_action(engine: Engine, text: str) -> dict[str, Any]:
         NotationError: ``text`` is not an action in the short form (column located).
     """
     ev = complete(engine, parse_action(text))
-    probe = _copy(engine)
-    legal_actions = [str(a) for a in _copy(probe).legal_actions()]
+    # the engine's questions are pure: asked of the engine itself; the action is applied to
+    # a copy
+    legal_actions = [str(a) for a in engine.legal_actions()]
     # the engine's words: "the deal" before it, "nothing (the round is over)" after the end
-    expected = probe.describe_legal()
+    expected = engine.describe_legal()
+    probe = engine.copy()
     result: dict[str, Any] = {
         "legal": False,
         "code": None,

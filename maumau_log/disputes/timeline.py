@@ -17,7 +17,6 @@ stored events are replayed (:mod:`maumau_log.disputes.stored`).
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 import os
@@ -190,12 +189,6 @@ def extra_state(engine: Engine, view: dict[str, Any] | None = None) -> dict[str,
     }
 
 
-def _copy(engine: Engine) -> Engine:
-    """A deep copy that shares the (read-only) ruleset."""
-    rules = getattr(engine, "rules", None)
-    return copy.deepcopy(engine, {id(rules): rules} if rules is not None else None)
-
-
 def snapshot(engine: Engine) -> dict[str, Any]:
     """:meth:`Engine.view` plus :func:`extra_state`."""
     view = engine.view()
@@ -225,7 +218,8 @@ class _Capture:
             return
         if self.stop_after is not None:
             if index == self.stop_after:
-                self.engine_at = _copy(eng)
+                # the replay goes on with its engine: the state after this event is kept
+                self.engine_at = eng.copy()
             return
         if self.record is not None:
             self.record(index, eng)

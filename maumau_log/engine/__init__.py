@@ -1,4 +1,4 @@
-"""The rules engine as a package (issue 12): game state and the transition
+"""The rules engine as a package: game state and the transition
 ``Engine.apply(event)``. No I/O, no randomness.
 
 ``from maumau_log.engine import Engine, RuleViolation, Action, ...`` is the public API. The

@@ -1,6 +1,6 @@
-"""Which build of the engine runs (issue 12): the choice itself is made by
-:mod:`maumau_log._select` (imported with the package ``maumau_log``, before any engine
-module), which covers the OpenSpiel port too. This module is never compiled.
+"""Which build of the engine runs (compiled with mypyc, or pure Python): the choice
+itself is made by :mod:`maumau_log._select` (imported with the package ``maumau_log``,
+before any engine module), which covers the OpenSpiel port too. This module is never compiled.
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ from __future__ import annotations
 from ..cards import Card
 from ..events import Call, Penalty
 from .errors import fail, number_text
+from .legality import suit_refusal
 from .state import (
     CALL_REASONS,
     ENDED,
@@ -47,6 +48,20 @@ def last_card_word(s: State, card: Card) -> str | None:
     if s.cards[card].wild and s.rules.call_last_wild is not None:
         return s.rules.call_last_wild
     return s.rules.call_last_card
+
+
+def call_due(s: State, player: str) -> str | None:
+    """The word ``player`` must say now (ruling 9), a pure query: the going-out call right
+    after emptying the hand, the last-card word (:func:`last_card_word`) with one shown card
+    left in play, else None."""
+    if s.phase == OUT and s.out_player == player:
+        return s.rules.call_going_out
+    if s.phase != PLAY or s.awaiting_suit is not None:
+        return None
+    hand = s.hands[player]
+    if len(hand) != 1 or hand[0] not in s.cards:
+        return None
+    return last_card_word(s, hand[0])
 
 
 def close_window(s: State) -> None:
@@ -114,13 +129,9 @@ def on_penalty(s: State, ev: Penalty) -> None:
     rules = s.rules
     if s.phase in (SETUP, ENDED):
         fail("wrong_penalty", f"a penalty for {player} outside play", "PRESETS.md ruling 10")
-    if s.awaiting_suit is not None:
-        fail(
-            "missing_suit_choice",
-            f"{s.awaiting_suit} played a wild card and named no suit; a penalty came instead",
-            "FORMAT.md Conventions (suit right after the wild)",
-            f"a suit event by {s.awaiting_suit}",
-        )
+    waits = suit_refusal(s, "a penalty came")
+    if waits is not None:
+        fail(*waits)
     owed = s.penalty_owed
     if owed is not None and owed[0] == player:
         need = owed[1]

@@ -1,19 +1,22 @@
-"""The engine: :class:`Engine`, its ``apply`` dispatch and its questions (issue 2, item 4;
-issue 12). The top of the engine's import graph.
+"""The engine: :class:`Engine`, its ``apply`` dispatch and its questions. The top of the
+engine's import graph.
 
 One :class:`Engine` replays one game (one round) under one ruleset. It knows nothing of
 files, Parquet or terminals, and has no randomness: the same events give the same states.
-:meth:`Engine.apply` checks an event in issue 2's order (its shape, the player's turn, the
-card's presence in the hand, its legality) and applies it, or raises
-:class:`~.errors.RuleViolation`. The mechanics live in their modules (see the README's
-"Architecture" section for the map); this module dispatches to them, most frequent event
-first. The rules it applies are RULES.md "What every system shares (the family)" and the
-system the ruleset names (RULESETS.md presets, PRESETS.md values and rulings), each through
-the module of its mechanic; the event shapes are FORMAT.md "Events".
+:meth:`Engine.apply` checks an event in the order of PRESETS.md ruling 25 (its shape, a
+suit still owed, who may act, the cards' presence in the hand, what the player owes first,
+whether a draw or pass is allowed, whether the cards may go on the discard pile) and
+applies it, or raises :class:`~.errors.RuleViolation`. The mechanics live in their
+modules (see the README's "Architecture" section for the map); this module dispatches to
+them, most frequent event first. The rules it applies are RULES.md "What every system
+shares (the family)" and the system the ruleset names (RULESETS.md presets, PRESETS.md
+values and rulings), each through the module of its mechanic; the event shapes are
+FORMAT.md "Events".
 """
 
 from __future__ import annotations
 
+import copy
 from typing import Any, Final
 
 from ..cards import Card
@@ -37,7 +40,7 @@ from ..rules import Ruleset
 from ..scoring.matches import RoundContext
 from . import legality
 from .actions import Action, describe_legal, legal_actions
-from .calls import close_window, last_card_word, on_call, on_penalty
+from .calls import call_due, close_window, last_card_word, on_call, on_penalty
 from .deal import on_cut, on_deal
 from .draws import on_draw, on_pass
 from .ending import on_abandon, on_match_end, on_round_end
@@ -47,7 +50,7 @@ from .state import FINISHED, PLAY, State
 from .stock import on_reshuffle
 
 # the event types as final names: compiled, each is a C static, where a name imported
-# from the (interpreted) events module is a dict look-up at every use (issue 12)
+# from the (interpreted) events module is a dict look-up at every use
 _PLAY: Final = Play
 _DRAW: Final = Draw
 _CALL: Final = Call
@@ -241,6 +244,19 @@ class Engine(State):
     def last_card_word(self, card: Card) -> str | None:
         """The call due for ``card`` as the one card left (ruling 9), or None."""
         return last_card_word(self, card)
+
+    def call_due(self, player: str) -> str | None:
+        """The word ``player`` must say now (ruling 9): the going-out call right after
+        emptying the hand, the last-card word with one card left, else None
+        (:func:`.calls.call_due`)."""
+        return call_due(self, player)
+
+    def copy(self) -> Engine:
+        """An independent engine in the same state, sharing only what never changes (the
+        ruleset, its tables, the header, the match context): to apply an event without
+        touching this one. The questions (``legal_actions``, ``describe_legal``,
+        ``can_play`` ...) never change the state and need no copy."""
+        return copy.deepcopy(self)  # State.__deepcopy__: the declared fields, rules shared
 
     # ------------------------------------------------------------------ views
 

@@ -127,7 +127,8 @@ def on_deal(s: State, ev: Deal) -> None:
         dealt.extend(stock)
     # every card here is a code of the pack (all_known, check_card); in a pack of one copy
     # of each card none is over the pack exactly when none is dealt twice: one set, no
-    # count (issue 12, session 8); else (or a card twice) the copies are counted
+    # count (a set, no Counter, for the usual deal); else (or a card twice) the copies are
+    # counted
     seen: dict[Card, int] | None = None
     if len(rules.pack) != len(s.cards) or len(set(dealt)) != len(dealt):
         seen = _counts(dealt)

@@ -14,10 +14,19 @@ from ..events import Draw, Pass
 from .actions import describe_legal
 from .covers import cover_draw
 from .errors import fail, number_text
-from .legality import draw_problem, pass_problem, quiet_turn
-from .state import ENDED, PLAY, State, drawable, end_turn, note_turn_action, set_cover
+from .legality import blocked, draw_problem, pass_problem, quiet_turn
+from .state import (
+    ENDED,
+    PLAY,
+    State,
+    drawable,
+    end_turn,
+    note_turn_action,
+    nothing_to_draw,
+    set_cover,
+)
 from .stock import size, take
-from .turns import known_player, turn_check
+from .turns import block_check, known_player, owed_check, refuse, turn_check
 
 
 def on_draw(s: State, ev: Draw, player: str, count: int | None) -> None:
@@ -32,8 +41,20 @@ def on_draw(s: State, ev: Draw, player: str, count: int | None) -> None:
         RuleViolation: ``wrong_draw_count`` (a draw the rules do not allow, a wrong size),
             ``missed_penalty`` (not serving a pending draw), ``wrong_player``, stock errors.
     """
-    cards = ev.cards  # (read once too)
-    if (
+    if quiet_draw(s, ev, player, count):
+        return
+    checked_draw(s, ev)
+
+
+def quiet_draw(s: State, ev: Draw, player: str, count: int | None) -> bool:
+    """The fast path of :func:`checked_draw`: one card drawn by the player to move, who
+    owes nothing (:func:`.legality.quiet_turn`) and no cover, for no effect, where
+    :func:`.legality.draw_problem` allows it; such a draw is applied and True returned.
+    Anything else returns False with the state untouched but for the notes of
+    ``unchecked`` (a hidden hand), for :func:`checked_draw` to judge. Pinned against it
+    by tests/test_fast_paths.py."""
+    cards = ev.cards  # (read once: a generic attribute look-up in the compiled build)
+    if not (
         player == s.players[s.current]
         and s.phase == PLAY
         and s.cover_owed is None
@@ -42,26 +63,40 @@ def on_draw(s: State, ev: Draw, player: str, count: int | None) -> None:
         and (count is None or count == 1)
         and quiet_turn(s)
     ):
-        # the usual draw: one card by the player to move, who owes nothing; whether the
-        # draw is allowed is draw_problem's decision, as below
-        reason, _ = draw_problem(s, player, s.unchecked)
-        if reason:
-            s.first_action_done = True  # as turn_check
-            if s.just_skipped:
-                s.just_skipped = set()
-            s.jump_open = False
-            if player != s.last_turn_actor:  # note_turn_action
-                s.prev_turn_actor = s.last_turn_actor
-                s.last_turn_actor = player
-            _ordinary_draw(s, player, cards, count)
-            return
+        return False
+    reason, _ = draw_problem(s, player, s.unchecked)
+    if not reason:
+        return False
+    s.first_action_done = True  # as turn_check
+    if s.just_skipped:
+        s.just_skipped = set()
+    s.jump_open = False
+    if player != s.last_turn_actor:  # note_turn_action
+        s.prev_turn_actor = s.last_turn_actor
+        s.last_turn_actor = player
+    _ordinary_draw(s, player, cards, count)
+    return True
+
+
+def checked_draw(s: State, ev: Draw) -> None:
+    """Check a ``draw`` event in the order of ruling 25, then apply it.
+
+    Raises:
+        RuleViolation: ``wrong_draw_count`` (a draw the rules do not allow, a wrong size),
+            ``missed_penalty`` (not serving a pending draw), ``wrong_player``, stock errors.
+    """
     player = known_player(s, ev.player, "draw")
     if size(ev, 1) == 0:  # "cards": [] or "count": 0: no draw at all (every handler
         # below takes at least one card: a cover draw looks at the last card drawn)
         fail("wrong_draw_count", f"{player} draws no cards", "FORMAT.md Events (draw)")
-    if s.prev_owed.get(player) and ev.reason in (None, "effect"):
-        serve_previous(s, player, ev)
-        return
+    if s.prev_owed.get(player):
+        # the debtor of a previous-player draw may draw out of turn (ruling 25 (3)); a
+        # draw for another reason is missed_penalty (5) unless the debt lapsed
+        if ev.reason in (None, "effect"):
+            serve_previous(s, player, ev)
+            return
+        block_check(s, player, "draws")
+        owed_check(s, player, "draws")
     turn_check(s, player, "draws")
     if s.just_skipped:
         s.just_skipped = set()
@@ -156,12 +191,12 @@ def _serve_pending(s: State, player: str, ev: Draw, n: int) -> None:
         )
     take(s, player, ev.cards, ev.count, "{}'s draw")
     s.faults.pop(player, None)
-    if rules.emptying_draw_counts_as_pass and n == s.pending_draw and drawable(s) == 0:
+    if rules.emptying_draw_counts_as_pass and n == s.pending_draw and nothing_to_draw(s):
         s.blocked_passes += 1  # OpenSpiel counts it toward the blocked passes
     s.pending_draw -= n
     s.serving = True
-    if s.pending_draw and drawable(s) == 0:
-        s.pending_draw = 0  # nothing left anywhere: the rest lapses (ruling 12)
+    if s.pending_draw and nothing_to_draw(s):
+        s.pending_draw = 0  # the rest lapses (ruling 12)
     if not s.pending_draw:
         s.pending_rank = None
         if s.pending_ends_turn:
@@ -178,19 +213,9 @@ def serve_previous(s: State, player: str, ev: Draw) -> None:
         RuleViolation: ``play_after_round_end``, ``missing_suit_choice``,
             ``wrong_draw_count``.
     """
-    if s.phase != PLAY:
-        fail(
-            "play_after_round_end",
-            f"{player} draws after the round was over",
-            "PRESETS.md ruling 8 (the end of the round voids it)",
-        )
-    if s.awaiting_suit is not None:
-        fail(
-            "missing_suit_choice",
-            f"{s.awaiting_suit} played a wild card and named no suit; {player} draws",
-            "FORMAT.md Conventions (suit right after the wild)",
-            f"a suit event by {s.awaiting_suit}",
-        )
+    refusal = blocked(s, player, "draws")
+    if refusal is not None:
+        refuse(s, refusal)
     owed = s.prev_owed[player]
     n = size(ev, owed)
     if n > owed or (n < owed and n != len(s.stock)):
@@ -203,7 +228,7 @@ def serve_previous(s: State, player: str, ev: Draw) -> None:
     take(s, player, ev.cards, None if ev.cards is not None else n, "{}'s draw")
     s.jump_open = False
     left = owed - n
-    if left and drawable(s):
+    if left and not nothing_to_draw(s):
         s.prev_owed[player] = left
     else:
         del s.prev_owed[player]
@@ -225,6 +250,7 @@ def on_pass(s: State, ev: Pass) -> None:
             describe_legal(s),
         )
     turn_check(s, player, "passes")
+    owed_check(s, player, "passes")
     if s.just_skipped:
         s.just_skipped = set()
     if s.pending_skip:
@@ -234,7 +260,7 @@ def on_pass(s: State, ev: Pass) -> None:
             "option skip; PRESETS.md ruling 6",
             describe_legal(s),
         )
-    if s.pending_draw and not s.serving:
+    if s.pending_draw:  # also the rest of a draw split by an empty stock (ruling 22)
         fail(
             "missed_penalty",
             f"{player} passes instead of drawing the pending {s.pending_draw}",
@@ -255,7 +281,7 @@ def on_pass(s: State, ev: Pass) -> None:
             f"{rules.max_draws}; PRESETS.md ruling 11",
             describe_legal(s),
         )
-    if not s.stock and drawable(s) == 0:
+    if not s.stock and nothing_to_draw(s):
         s.blocked_passes += 1
         limit = s.n + (1 if rules.blocked_passes == "players+1" else 0)
         if s.blocked_passes >= limit:

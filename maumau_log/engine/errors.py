@@ -32,6 +32,11 @@ class RuleViolation(Exception):
 Problem = tuple[str, str, str]
 """Why an action is not legal: ``(code, message, rule)``; the raiser adds what was legal."""
 
+Refusal = tuple[str, str, str, str | None]
+"""Why a player may not act now: ``(code, message, rule, expected)``; ``expected`` is what
+must come instead, ``""`` for nothing to say, or None for the legal actions (the raiser
+asks :func:`.actions.describe_legal`)."""
+
 
 def fail(code: str, message: str, rule: str, expected: str | None = None) -> NoReturn:
     """Raise :class:`RuleViolation` (never returns).
@@ -47,8 +52,9 @@ def fail(code: str, message: str, rule: str, expected: str | None = None) -> NoR
 
 def number_text(value: int) -> str:
     """An integer from a log as a message may echo it: a count or ``seq`` of hundreds of
-    digits is shown by its first 12 and last 4 digits and its length (issue 15, item 6),
-    never in full (Python refuses to turn an int of more than 4,300 digits into text).
+    digits is shown by its first 12 and last 4 digits and its length (a message stays
+    bounded whatever the log holds), never in full (Python refuses to turn an int of more
+    than 4,300 digits into text).
 
     >>> number_text(12), number_text(10**30)
     ('12', '100000000000...0000 (31 digits)')

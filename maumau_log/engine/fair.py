@@ -1,4 +1,4 @@
-"""Provably fair deals and reshuffles (README "Provably fair shuffles"; issue 7;
+"""Provably fair deals and reshuffles (README "Provably fair shuffles";
 ``maumau_log/engine/shuffle.py``, algorithm ``maumau-sha256-fy/1``).
 
 When the header reveals the shuffle seed, the deal must be what the seed deals and the k-th

@@ -18,9 +18,9 @@ passes (rulings 11-12, 16).
 from __future__ import annotations
 
 from ..cards import Card
-from .errors import Problem
+from .errors import Problem, Refusal, what
 from .partial import missing_cards
-from .state import HIDDEN, PLAY, State, drawable
+from .state import ENDED, HIDDEN, OUT, PLAY, SETUP, State, drawable, next_seat, nothing_to_draw
 
 
 def playable(s: State, card: Card) -> bool:
@@ -63,11 +63,133 @@ def finish_allowed(s: State, player: str, card: Card, count: int = 1) -> bool:
 
 
 def pending_draw(s: State) -> int:
-    """The pending draw as it stands: one with no card left anywhere has lapsed (ruling 12),
-    whether or not an event has settled it yet."""
-    if s.pending_draw and drawable(s) == 0:
+    """The pending draw as it stands: one with no card left anywhere has lapsed (rulings 12
+    and 24, :func:`.state.nothing_to_draw`), whether or not an event has settled it yet."""
+    if s.pending_draw and nothing_to_draw(s):
         return 0
     return s.pending_draw
+
+
+def owed_previous(s: State) -> dict[str, int]:
+    """Previous-player draws still owed (ruling 8); none with no card left anywhere
+    (:func:`.state.nothing_to_draw`)."""
+    if s.prev_owed and nothing_to_draw(s):
+        return {}
+    return s.prev_owed
+
+
+# --- who may act, and what the player owes first (PRESETS.md ruling 25 (2), (3), (5)):
+# one source for the checks of a turn (turns.turn_check), of a play (play_problem) and of
+# a jump-in (jump_problem), and for legal_actions
+
+
+def blocked(s: State, player: str, verb: str, cards: list[Card] | None = None) -> Refusal | None:
+    """Why nobody may take a turn action now, or None: the round is not in play, or a suit
+    is still to be named for a wild card (ruling 25 (2); ruling 24: a wild starter's suit
+    is named first). ``player``, ``verb`` and ``cards`` word the message."""
+    phase = s.phase
+    if phase != PLAY:
+        doing = what(verb, cards)
+        if phase in (OUT, ENDED):
+            why = (
+                f"{s.out_player} went out"
+                if phase == OUT
+                else f"the round ended ({s.ended_reason})"
+            )
+            return (
+                "play_after_round_end",
+                f"{player} {doing} after the round was over: {why}",
+                "RULES.md (first player to empty the hand ends the round)",
+                "round_end" if phase == ENDED else "a call, a catch, or round_end",
+            )
+        if phase == SETUP:
+            return ("missing_header", f"{player} {doing} before the deal", "FORMAT.md Events", "")
+        return None
+    return suit_refusal(s, f"{player} {what(verb, cards)}") if s.awaiting_suit is not None else None
+
+
+def suit_refusal(s: State, doing: str) -> Refusal | None:
+    """``missing_suit_choice`` while a suit is still to be named, for any other event by
+    anyone (``doing``: that event in words), or None (ruling 25 (2); ruling 24)."""
+    waits = s.awaiting_suit
+    if waits is None:
+        return None
+    if not s.plays and len(s.discard) == 1:  # wild_starter names it first (ruling 24)
+        return (
+            "missing_suit_choice",
+            f"{waits} names the suit for the wild starter {s.discard[-1]} first; {doing} instead",
+            "option wild_starter = 'first_player_names'; PRESETS.md ruling 24",
+            f"a suit event by {waits}",
+        )
+    return (
+        "missing_suit_choice",
+        f"{waits} played a wild card and named no suit; {doing} instead",
+        "option wild_names_suit; FORMAT.md Conventions (suit right after the wild)",
+        f"a suit event by {waits}",
+    )
+
+
+def to_move(s: State, player: str) -> str:
+    """The player to move, as an event by ``player`` finds it: with a pending skip, an
+    event by anyone but the skipped player takes the skip (ruling 6), so the player after
+    the skipped ones moves; else the current player."""
+    if s.pending_skip and player != s.players[s.current]:
+        return s.players[next_seat(s, s.current, s.pending_skip)]
+    return s.players[s.current]
+
+
+def turn_refusal(
+    s: State, player: str, verb: str, cards: list[Card] | None = None, note: str | None = None
+) -> Refusal | None:
+    """Why ``player`` may not take a turn action now, or None (ruling 25 (3)): another
+    player still owes the rest of a split penalty (ruling 10), or it is not the player's
+    turn (the first turn action of a match round names who starts it: ruling 23).
+    ``note``: why the play is no jump-in, added to the message."""
+    split = penalty_first(s, player) if s.penalty_owed is not None else None
+    if split is not None:
+        owed_by = split[0]
+        return (
+            "missed_penalty",
+            f"{owed_by} still owes {split[1]} penalty card(s) (the stock ran out mid-penalty)",
+            "PRESETS.md ruling 10",
+            f"a reshuffle, then {owed_by}'s penalty draw",
+        )
+    mover = to_move(s, player)
+    if player == mover:
+        return None
+    match = s.match
+    starts = match is not None and not s.first_action_done
+    return (
+        "wrong_starter" if starts else "wrong_player",
+        f"{player} {what(verb, cards)} but it is {mover}'s turn"
+        + (
+            f": {mover} makes the first turn action of round {match.round} of match "
+            f"{match.match_id}"
+            if starts and match is not None
+            else ""
+        )
+        + (f" (no jump-in: {note})" if note else ""),
+        f"option first_player = {s.rules.first_player!r}; PRESETS.md ruling 23"
+        if starts
+        else "turn order (FORMAT.md Conventions: Seats and turns)",
+        None,
+    )
+
+
+def owed_refusal(
+    s: State, player: str, verb: str, cards: list[Card] | None = None
+) -> Refusal | None:
+    """Why ``player`` may not take this turn action before an owed previous-player draw,
+    or None (ruling 25 (5); ruling 8; a lapsed one is owed no more: ruling 12)."""
+    owed = owed_previous(s).get(player) if s.prev_owed else None
+    if not owed:
+        return None
+    return (
+        "missed_penalty",
+        f"{player} {what(verb, cards)} but first owes an effect draw of {owed}",
+        "option draw_previous; PRESETS.md ruling 8",
+        f"{player} draws {owed} (effect)",
+    )
 
 
 def penalty_first(s: State, player: str) -> tuple[str, int] | None:
@@ -82,16 +204,9 @@ def penalty_first(s: State, player: str) -> tuple[str, int] | None:
 
 def turn_blocked(s: State, player: str) -> bool:
     """``player`` may take no turn action now: another player still owes the rest of a
-    split penalty (ruling 10), or ``player`` owes a previous-player draw first (ruling 8).
-    The decision of :func:`.turns.turn_check` (which also names it)."""
+    split penalty (ruling 10), or ``player`` owes a previous-player draw first (ruling 8):
+    :func:`turn_refusal` and :func:`owed_refusal` for the player to move."""
     return penalty_first(s, player) is not None or bool(owed_previous(s).get(player))
-
-
-def owed_previous(s: State) -> dict[str, int]:
-    """Previous-player draws still owed (ruling 8); none with no card left anywhere."""
-    if s.prev_owed and drawable(s) == 0:
-        return {}
-    return s.prev_owed
 
 
 def drawn_before_suit(s: State, card: Card) -> bool:
@@ -174,12 +289,15 @@ def turn_play_problem(s: State, player: str, card: Card) -> Problem | None:
         )
     if s.cover_drawing:
         return _after_that_draw(player)
-    pending = s.pending_draw
-    if pending and drawable(s) == 0:
-        pending = 0  # lapsed (ruling 12): see pending_draw()
+    pending = pending_draw(s) if s.pending_draw else 0
     if pending:
-        if s.serving:
-            return _after_that_draw(player)
+        if s.serving:  # the rest of a draw split by an empty stock is owed (ruling 22)
+            return (
+                "missed_penalty",
+                f"{player} must draw the rest of the pending draw ({pending}) before "
+                f"playing; {card} may not be played meanwhile",
+                "option draw; PRESETS.md rulings 12 and 22",
+            )
         if answers_draw(s, card):
             return None
         return (
@@ -242,33 +360,17 @@ def _after_that_draw(player: str) -> Problem:
 
 
 def play_problem(s: State, player: str, card: Card) -> Problem | None:
-    """Why ``player`` may not play ``card`` (held) now, or None: the round's phase, a suit
-    still to name, the rest of a split penalty or a previous-player draw owed first
-    (:func:`turn_blocked`), a pending skip (only its answer), the turn, then
-    :func:`turn_play_problem`."""
-    if s.phase != PLAY:
-        return ("play_after_round_end", f"{player} plays {card} outside play", "FORMAT.md Events")
-    if s.awaiting_suit is not None:
-        return (
-            "missing_suit_choice",
-            f"{s.awaiting_suit} played a wild card and named no suit",
-            "option wild_names_suit; FORMAT.md Conventions (suit right after the wild)",
-        )
-    if s.penalty_owed is not None or s.prev_owed:  # what is owed first (as turn_check)
-        split = penalty_first(s, player)
-        if split is not None:
-            return (
-                "missed_penalty",
-                f"{split[0]} still owes {split[1]} penalty card(s) (the stock ran out mid-penalty)",
-                "PRESETS.md ruling 10",
-            )
-        owed = owed_previous(s).get(player)
-        if owed:
-            return (
-                "missed_penalty",
-                f"{player} plays {card} but first owes an effect draw of {owed}",
-                "option draw_previous; PRESETS.md ruling 8",
-            )
+    """Why ``player`` may not play ``card`` (held) now, or None, in the order of ruling 25:
+    :func:`blocked`, :func:`turn_refusal` (a pending skip: only its answer by the skipped
+    player), :func:`owed_refusal`, then :func:`turn_play_problem`."""
+    cards = [card]
+    refusal = (
+        blocked(s, player, "plays", cards)
+        or turn_refusal(s, player, "plays", cards)
+        or owed_refusal(s, player, "plays", cards)
+    )
+    if refusal is not None:
+        return refusal[0], refusal[1], refusal[2]
     if s.pending_skip and player == s.players[s.current]:
         if answers_skip(s, card):
             return None
@@ -277,12 +379,6 @@ def play_problem(s: State, player: str, card: Card) -> Problem | None:
             f"{player} is skipped by a {s.skip_rank} and may only answer with a "
             f"{s.skip_rank}; {card} does not answer it",
             "option skip_answer; PRESETS.md ruling 6",
-        )
-    if player != s.players[s.current]:
-        return (
-            "wrong_player",
-            f"{player} plays {card} but it is {s.players[s.current]}'s turn",
-            "turn order (FORMAT.md Conventions: Seats and turns)",
         )
     return turn_play_problem(s, player, card)
 
@@ -324,7 +420,7 @@ def draw_problem(s: State, player: str, notes: set[str] | None = None) -> tuple[
         return "", f"the drawn {s.must_play} covers and must be played"
     if s.turn_over_after_draw:
         return "", "the turn is over after that draw; pass"
-    if not s.stock and drawable(s) == 0:
+    if not s.stock and nothing_to_draw(s):
         return "", (
             "nothing is left to draw (the stock is empty and the discard pile cannot be "
             "reshuffled); a player with no card to play passes"
@@ -398,7 +494,7 @@ def pass_problem(
         and (s.draws_this_turn >= s.max_draws or not s.stock)
     ):
         ok = True  # after the draws a turn allows (ruling 11)
-    elif drawable(s) == 0:
+    elif nothing_to_draw(s):
         plays = turn_plays(s, player)
         if notes is not None and HIDDEN in s.hands[player] and not plays:
             notes.add("whether a hidden hand could play before drawing or passing")
@@ -420,36 +516,18 @@ def pass_problem(
 
 
 def jump_problem(s: State, player: str, cards: list[Card]) -> Problem | None:
-    """Why ``player`` may not jump in with ``cards`` now, or None (PRESETS.md ruling 7)."""
+    """Why ``player``'s play of ``cards`` out of turn is no jump-in that may be made, or
+    None (PRESETS.md ruling 7), in the order of ruling 25: the round in play and no suit
+    owed (:func:`blocked`); a jump-in at all (``wrong_player``: the moment allows none, or
+    the cards are not all identical to the top card); the cards in the hand
+    (``card_not_in_hand``); an owed previous-player draw (``missed_penalty``)."""
+    refusal = blocked(s, player, "plays", cards)
+    if refusal is not None:
+        return refusal[0], refusal[1], refusal[2]
     rule = "option jump_in; PRESETS.md ruling 7"
-    if s.phase != PLAY:
-        return ("play_after_round_end", "the round is over", rule)
-    if s.awaiting_suit is not None:
-        return ("missing_suit_choice", f"{s.awaiting_suit} has not named the suit yet", rule)
-    if not s.jump_open:
-        return (
-            "wrong_player",
-            "a jump-in comes only right after a play (not on the starter, not after a "
-            "draw, a pass or a penalty)",
-            rule,
-        )
-    if player == s.last_player:
-        return ("wrong_player", "nobody jumps in on the own play", rule)
-    if s.cover_owed is not None or s.play_again_owed:
-        return ("wrong_player", "a cover or a play-again is owed", rule)
-    if s.prev_owed.get(player):
-        return (
-            "missed_penalty",
-            f"{player} owes {s.prev_owed[player]} card(s) to draw first",
-            "option draw_previous; PRESETS.md ruling 8",
-        )
-    top = s.discard[-1]
-    if any(c != top for c in cards):
-        return (
-            "card_does_not_match",
-            f"{' '.join(cards)} is not identical to the top card {top}",
-            rule,
-        )
+    why = no_jump(s, player, cards)
+    if why is not None:
+        return ("wrong_player", why, rule)
     short = missing_cards(s, player, cards)
     if short:
         return (
@@ -457,4 +535,30 @@ def jump_problem(s: State, player: str, cards: list[Card]) -> Problem | None:
             f"{player} does not hold {' '.join(sorted(short.elements()))}",
             "FORMAT.md Conventions (card conservation)",
         )
+    if s.prev_owed.get(player):
+        return (
+            "missed_penalty",
+            f"{player} owes {s.prev_owed[player]} card(s) to draw first",
+            "option draw_previous; PRESETS.md ruling 8",
+        )
+    return None
+
+
+def no_jump(s: State, player: str, cards: list[Card]) -> str | None:
+    """Why a play of ``cards`` by ``player`` out of turn is no jump-in, or None: only
+    right after a play (not on the starter, not after a draw, a pass or a penalty), not on
+    the own play, not while a cover or a play-again is owed, and only with cards all
+    identical to the top card (ruling 7)."""
+    if not s.jump_open:
+        return (
+            "a jump-in comes only right after a play (not on the starter, not after a "
+            "draw, a pass or a penalty)"
+        )
+    if player == s.last_player:
+        return "nobody jumps in on the own play"
+    if s.cover_owed is not None or s.play_again_owed:
+        return "a cover or a play-again is owed"
+    top = s.discard[-1]
+    if any(c != top for c in cards):
+        return f"{' '.join(cards)} is not identical to the top card {top}"
     return None

@@ -16,7 +16,14 @@ from ..cards import Card
 from ..events import Play, SuitChoice
 from .actions import describe_legal
 from .errors import fail
-from .legality import after_draw_problem, finish_allowed, jump_problem, play_problem, quiet_turn
+from .legality import (
+    after_draw_problem,
+    finish_allowed,
+    jump_problem,
+    play_problem,
+    quiet_turn,
+    to_move,
+)
 from .partial import missing_cards, seen_at
 from .state import (
     ENDED,
@@ -26,18 +33,19 @@ from .state import (
     State,
     begin_turn,
     begin_turn_same,
-    drawable,
     next_seat,
+    nothing_to_draw,
     set_cover,
     update_pile,
 )
 from .stock import check_card
 from .tables import CardInfo
-from .turns import known_player, resolve_skip, turn_check
+from .turns import block_check, known_player, owed_check, resolve_skip, turn_check
 
 
 def on_play(s: State, ev: Play, player: str) -> None:
-    """Check and apply a ``play`` event.
+    """Check and apply a ``play`` event: the usual play through :func:`quiet_play`, any
+    other through :func:`checked_play`.
 
     Args:
         s: the state.
@@ -45,31 +53,47 @@ def on_play(s: State, ev: Play, player: str) -> None:
         player: ``ev.player``, read once by the dispatch (each read of an event's field
             is a generic attribute look-up in the compiled build).
     Raises:
-        RuleViolation: the first failed check: the player, the turn, the cards in the hand,
-            their legality (``card_does_not_match``, ``missed_penalty`` ...).
+        RuleViolation: the first failed check in the order of ruling 25.
     """
     cards = ev.cards
-    if (
-        len(cards) == 1
-        and not ev.jump_in
-        and s.phase == PLAY
-        and player == s.players[s.current]
-        and quiet_turn(s)
-    ):
-        # the usual play: one card by the player to move, who owes nothing: legal exactly
-        # when the card is in pile_ok and allowed after this turn's draw, if any
-        # (legality.quiet_turn); anything else takes the checks below, which name the
-        # problem
-        card = cards[0]
-        hand = s.hands[player]
-        if card in s.pile_ok and len(hand) > 1:
-            # where the card is in the hand (-1: not there): one scan, which lay_down
-            # removes from, where ``in`` and then ``remove`` made two
-            at = _index(hand, card)
-            if at >= 0 and (not s.draws_this_turn or after_draw_problem(s, player, card) is None):
-                s.first_action_done = True  # as turn_check
-                lay_down(s, player, cards, at=at, held=hand)
-                return
+    if len(cards) == 1 and not ev.jump_in and quiet_play(s, player, cards):
+        return
+    checked_play(s, ev, player)
+
+
+def quiet_play(s: State, player: str, cards: list[Card]) -> bool:
+    """The fast path of :func:`checked_play`: one card by the player to move, who owes
+    nothing (:func:`.legality.quiet_turn`), from a hand of more than one card, is legal
+    exactly when the card is in ``pile_ok``, in the hand and allowed after this turn's
+    draw, if any; such a play is applied and True returned. Anything else returns False
+    with the state untouched, for :func:`checked_play` to name the problem. Pinned against
+    it by tests/test_fast_paths.py."""
+    if not (s.phase == PLAY and player == s.players[s.current] and quiet_turn(s)):
+        return False
+    card = cards[0]
+    hand = s.hands[player]
+    if card not in s.pile_ok or len(hand) <= 1:
+        return False
+    # where the card is in the hand (-1: not there): one scan, which lay_down removes
+    # from, where ``in`` and then ``remove`` made two
+    at = _index(hand, card)
+    if at < 0 or (s.draws_this_turn and after_draw_problem(s, player, card) is not None):
+        return False
+    s.first_action_done = True  # as turn_check
+    lay_down(s, player, cards, at=at, held=hand)
+    return True
+
+
+def checked_play(s: State, ev: Play, player: str, quick: bool = True) -> None:
+    """Check a ``play`` event in the order of ruling 25 (the shape, a suit owed, who may
+    act, the cards in the hand, what is owed first, the pile's rules), then apply it.
+    ``quick``: False applies the cards' powers through :func:`after_cards` alone (the
+    tests pin :func:`plain_powers` against it).
+
+    Raises:
+        RuleViolation: the first failed check.
+    """
+    cards = ev.cards
     if player not in s.seat:
         known_player(s, player, "play")
     if not cards:
@@ -80,33 +104,42 @@ def on_play(s: State, ev: Play, player: str) -> None:
             cards = [check_card(s, cards[0], "play.cards")]
     elif not all(c in table for c in cards):
         cards = [check_card(s, c, "play.cards") for c in cards]
+    # ruling 25, in order: (2) nobody acts while the round is not in play or a suit is owed
+    block_check(s, player, "plays", cards)
+    # (3) who may act: under jump_in, a player out of turn whose cards may jump in
     rules = s.rules
-    if ev.jump_in and not rules.jump_in:
+    note = None
+    if rules.jump_in and player != s.players[s.current]:
+        problem = jump_problem(s, player, cards)
+        if problem is None:
+            if len(cards) > 1:
+                check_multi(s, player, cards)  # (7)
+            lay_down(s, player, cards, jump=True, quick=quick)
+            return
+        code, why, rule = problem
+        if code != "wrong_player":  # a jump-in, refused at (4) or (5)
+            fail(code, f"{player} may not jump in: {why}", rule)
+        note = why if ev.jump_in else None  # the flag is a label: it only words the message
+    elif ev.jump_in and not rules.jump_in and to_move(s, player) != player:
         fail(
             "wrong_player",
             f"{player} jumps in with {' '.join(cards)}, but this ruleset has no jump-in",
             "option jump_in = false",
             describe_legal(s),
         )
-    if len(cards) > 1:
-        check_multi(s, player, cards)
-    if rules.jump_in and (ev.jump_in or (s.phase == PLAY and player != s.players[s.current])):
-        problem = jump_problem(s, player, cards)
-        if problem is None:
-            lay_down(s, player, cards, jump=True)
-            return
-        if ev.jump_in:
-            code, why, rule = problem
-            waits = f"a suit event by {s.awaiting_suit}" if code == "missing_suit_choice" else None
-            fail(code, f"{player} may not jump in: {why}", rule, waits)
     card = cards[0]
     # the skipped player may answer a pending skip (ruling 6)
-    if s.pending_skip and s.phase == PLAY and s.awaiting_suit is None:
+    if s.pending_skip:
         resolve_skip(s, player, card)
-    answering_skip = bool(s.pending_skip and player == s.players[s.current] and s.phase == PLAY)
-    turn_check(s, player, "plays", cards)
-    check_in_hand(s, player, cards)
+    answering_skip = bool(s.pending_skip and player == s.players[s.current])
+    turn_check(s, player, "plays", cards, note)
+    check_in_hand(s, player, cards)  # (4)
+    owed_check(s, player, "plays", cards)  # (5)
     illegal = play_problem(s, player, card)
+    if illegal is not None and illegal[0] == "missed_penalty":  # a pending draw owed (5)
+        fail(*illegal, describe_legal(s))
+    if len(cards) > 1:  # (7): the pile's rules, multi_play first
+        check_multi(s, player, cards)
     if illegal is not None:
         fail(*illegal, describe_legal(s))
     if len(cards) > 1 and not finish_allowed(s, player, cards[-1], len(cards)):
@@ -116,7 +149,7 @@ def on_play(s: State, ev: Play, player: str) -> None:
             f"option no_finish_on = {list(rules.no_finish_on)}; PRESETS.md ruling 19",
             describe_legal(s),
         )
-    lay_down(s, player, cards, answering_skip=answering_skip)
+    lay_down(s, player, cards, answering_skip=answering_skip, quick=quick)
 
 
 def check_in_hand(s: State, player: str, cards: list[Card]) -> None:
@@ -212,12 +245,14 @@ def lay_down(
     jump: bool = False,
     at: int = -1,
     held: list[Card] | None = None,
+    quick: bool = True,
 ) -> None:
     """Move played cards to the discard pile and apply them (the checks are done).
 
     ``at``: for one card, where it first is in the hand when the caller has looked (the
     hand unchanged since), else -1. ``held``: ``s.hands[player]`` when the caller has it
-    (one dict look-up by the player's name fewer, issue 12), else None.
+    (one dict look-up by the player's name fewer), else None. ``quick``: one plain card's
+    powers through :func:`plain_powers` (False: :func:`after_cards`, which it shortcuts).
     """
     if s.just_skipped:
         s.just_skipped = set()
@@ -261,38 +296,8 @@ def lay_down(
     _clear_for_play(s, last)
     if s.calls_last and len(hand) == 1:
         s.window = (player, "last")
-    if last.plain and len(cards) == 1:
-        # the usual play: one card with no wild, previous-player, cover or play-again
-        # power: its reverse, draw or skip, then the turn moves (after_cards for this
-        # case, inlined: the hot path); the seat: the player to move's, as usual, without
-        # a look-up by name
-        seat = s.current if s.players[s.current] == player else s.seat[player]
-        steps = 1
-        if last.reverse:
-            s.direction = -s.direction
-            if s.reverse_skips:
-                steps = 0
-        if last.draw:
-            if not cancels:
-                if s.stock or drawable(s) > 0:
-                    s.pending_draw += last.draw
-                    s.pending_rank = last.rank
-                    s.pending_ends_turn = s.draw_ends_turn or last.skip
-                else:  # no card left anywhere: the draw card draws nothing (ruling 12)
-                    s.pending_draw = 0
-                    s.pending_rank = None
-        elif last.skip:
-            if s.skip_answer or s.wild_on_pending:
-                # the skipped player may still answer (a skip card of the rank, or a wild
-                # card that cancels it: rulings 2 and 6)
-                s.pending_skip = 1
-                s.skip_rank = last.rank
-            else:
-                skipped = s.players[(seat + s.direction) % s.n]
-                s.skipped[skipped] += 1
-                s.just_skipped.add(skipped)
-                steps = 2
-        begin_turn(s, (seat + steps * s.direction) % s.n)
+    if quick and last.plain and len(cards) == 1:
+        plain_powers(s, player, last, cancels)
     else:
         after_cards(s, player, cards, cancels=cancels)
     if player != s.last_turn_actor:  # note_turn_action
@@ -375,7 +380,7 @@ def after_cards(
         draw = sum(i.draw for i in infos)
         skips = sum(1 for i in infos if i.skip and not i.draw)
     if draw and not cancels:
-        if drawable(s) > 0:
+        if not nothing_to_draw(s):
             s.pending_draw += draw
             s.pending_rank = last.rank
             s.pending_ends_turn = rules.draw_ends_turn or any(i.skip for i in infos if i.draw)
@@ -396,6 +401,41 @@ def after_cards(
                 s.just_skipped.add(skipped)
             steps += skips
     begin_turn(s, next_seat(s, seat, steps))
+
+
+def plain_powers(s: State, player: str, last: CardInfo, cancels: bool) -> None:
+    """The fast path of :func:`after_cards` for the usual play: one card with no wild,
+    previous-player, cover or play-again power (:attr:`.tables.CardInfo.plain`): its
+    reverse, draw or skip, then the turn moves; the seat is the player to move's, as
+    usual, without a look-up by name. Pinned against :func:`after_cards` by
+    tests/test_fast_paths.py."""
+    seat = s.current if s.players[s.current] == player else s.seat[player]
+    steps = 1
+    if last.reverse:
+        s.direction = -s.direction
+        if s.reverse_skips:
+            steps = 0
+    if last.draw:
+        if not cancels:
+            if not nothing_to_draw(s):
+                s.pending_draw += last.draw
+                s.pending_rank = last.rank
+                s.pending_ends_turn = s.draw_ends_turn or last.skip
+            else:  # no card left anywhere: the draw card draws nothing (ruling 12)
+                s.pending_draw = 0
+                s.pending_rank = None
+    elif last.skip:
+        if s.skip_answer or s.wild_on_pending:
+            # the skipped player may still answer (a skip card of the rank, or a wild
+            # card that cancels it: rulings 2 and 6)
+            s.pending_skip = 1
+            s.skip_rank = last.rank
+        else:
+            skipped = s.players[(seat + s.direction) % s.n]
+            s.skipped[skipped] += 1
+            s.just_skipped.add(skipped)
+            steps = 2
+    begin_turn(s, (seat + steps * s.direction) % s.n)
 
 
 def owe_previous(s: State, player: str, count: int) -> None:

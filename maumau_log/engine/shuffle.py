@@ -58,8 +58,8 @@ _RUN: Final = _SAFE.to_bytes(8, "big")[:6]
 _LAST: Final[list[tuple[bytes, _Hash]]] = []
 """The last seed :func:`commitment` hashed, with its SHA-256 object (one entry, replaced
 whole): the replay checks a game's commitment, then shuffles with the same seed, whose
-blocks start from that state (:func:`_stream`; issue 12, session 8: one SHA-256 object
-fewer per game). Only the speed depends on it."""
+blocks start from that state (:func:`_stream`: one SHA-256 object fewer per game). Only
+the speed depends on it."""
 
 
 def commitment(seed: str) -> str:
@@ -129,8 +129,8 @@ def _permute(out: list[Card], data: bytes) -> bool:
     No word is rejected when ``len(out) <= 1024`` and no word reaches ``2**64 - 1024``
     (below every rejection limit ``2**64 - (2**64 mod n)``, ``n <= 1024``); a word that
     does begins with six 0xFF bytes, so ``data`` without six 0xFF bytes in a row has
-    none: one substring search of the bytes (issue 12, session 9; it was a ``max()`` of
-    the words, a generic call from the compiled build). A run across two words only sends
+    none: one substring search of the bytes (where a ``max()`` of the words is a generic
+    call from the compiled build). A run across two words only sends
     the shuffle to the word-by-word loop, which reads the same stream.
     """
     size = len(out)

@@ -142,8 +142,8 @@ class State:
     event_index: int  # the index of the event being applied (header = 0)
     first_action_done: bool  # a turn action was made this round (ruling 23)
     # --- counters a replay's visitors read
-    # (turn_count by seat: a list item, where a dict by name was two look-ups a turn,
-    # issue 12, session 9; skipped: a plain dict holding every player, 0 at the start)
+    # (turn_count by seat: a list item, where a dict by name was two look-ups a turn;
+    # skipped: a plain dict holding every player, 0 at the start)
     turn_count: list[int]  # turns begun, per seat (``turns`` gives them by player)
     skipped: dict[str, int]  # turns lost to a skip card, per player
     call_faults: Counter[str]  # calls missed or wrong (caught or not), per player
@@ -307,7 +307,7 @@ _COPIED: tuple[str, ...] = (
 def empty_counter() -> Counter[Any]:
     """A new empty :class:`~collections.Counter`, as ``Counter()`` makes it, without
     running ``Counter.__init__`` (Python code that, for no argument, does nothing: from
-    the compiled build a call into the interpreter; each engine makes two, issue 12)."""
+    the compiled build a call into the interpreter; each engine makes two)."""
     return Counter.__new__(Counter)
 
 
@@ -389,6 +389,13 @@ def drawable(s: State) -> int:
     if s.refills and s.discard:
         return len(s.stock) + len(s.discard) - 1
     return len(s.stock)
+
+
+def nothing_to_draw(s: State) -> bool:
+    """True when no card is left anywhere to draw (the stock empty, no reshuffle possible):
+    then a pending draw or an owed previous-player draw lapses, and a draw card draws
+    nothing (PRESETS.md rulings 12 and 24). The one place that decides it."""
+    return drawable(s) == 0
 
 
 def note_turn_action(s: State, player: str) -> None:

@@ -1,16 +1,22 @@
 """Whose event this is: the turn check every turn action passes, pending skips and their
 answers, lapsing draws (FORMAT.md Conventions "Seats and turns"; PRESETS.md rulings 6, 8,
 10 and 12; ruling 23: the first turn action of a match round; ruling 24: a wild starter's
-suit is named first).
+suit is named first; ruling 25: the order of the checks).
+
+The decisions are the pure questions of :mod:`.legality` (:func:`~.legality.blocked`,
+:func:`~.legality.turn_refusal`, :func:`~.legality.owed_refusal`); this module applies
+what they imply (a skip taken, a draw lapsed) and raises their refusals.
 """
 
 from __future__ import annotations
 
+from typing import NoReturn
+
 from ..cards import Card
 from .actions import describe_legal
-from .errors import fail, what
-from .legality import answers_skip, penalty_first
-from .state import ENDED, OUT, PLAY, SETUP, State, begin_turn, drawable, next_seat
+from .errors import Refusal, fail
+from .legality import answers_skip, blocked, owed_refusal, turn_refusal
+from .state import PLAY, State, begin_turn, next_seat, nothing_to_draw
 
 
 def resolve_skip(s: State, player: str, answer: Card | None = None) -> None:
@@ -33,112 +39,73 @@ def resolve_skip(s: State, player: str, answer: Card | None = None) -> None:
 
 
 def settle(s: State) -> None:
-    """A pending draw with no card left anywhere lapses before its player draws
-    anything; the player plays on, as after a draw card played on an empty stock
-    (PRESETS.md ruling 12; OpenSpiel's crazy_eights agrees). The queries see the same
-    through :func:`.legality.pending_draw` without settling."""
-    if s.prev_owed and drawable(s) == 0:
+    """A pending draw or an owed previous-player draw with no card left anywhere
+    (:func:`.state.nothing_to_draw`) lapses before its player draws anything; the player
+    plays on, as after a draw card played on an empty stock (PRESETS.md rulings 12 and 24;
+    OpenSpiel's crazy_eights agrees). The queries see the same through
+    :func:`.legality.pending_draw` and :func:`.legality.owed_previous` without settling."""
+    if s.prev_owed and nothing_to_draw(s):
         s.prev_owed.clear()
-    if s.pending_draw and s.phase == PLAY and drawable(s) == 0:
+    if s.pending_draw and s.phase == PLAY and nothing_to_draw(s):
         s.pending_draw = 0
         s.pending_rank = None
         s.serving = False
 
 
-def turn_check(s: State, player: str, verb: str, cards: list[Card] | None = None) -> None:
-    """``player`` may take a turn action now: the round is in play, no suit waits, no
-    penalty or previous-player draw is owed first, and it is the player's turn (a pending
-    skip another player's event takes first).
+def refuse(s: State, refusal: Refusal) -> NoReturn:
+    """Raise the refusal of :mod:`.legality` with what was legal (its own words, or
+    :func:`.actions.describe_legal` where it leaves them to the state)."""
+    code, message, rule, expected = refusal
+    fail(code, message, rule, describe_legal(s) if expected is None else expected or None)
+
+
+def block_check(s: State, player: str, verb: str, cards: list[Card] | None = None) -> None:
+    """Lapse what nothing is left to draw for (:func:`settle`), then fail when nobody may
+    take a turn action now (:func:`.legality.blocked`: ruling 25 (1)-(2)).
 
     Raises:
-        RuleViolation: ``play_after_round_end``, ``missing_header``, ``missing_suit_choice``,
-            ``missed_penalty`` or ``wrong_player``.
+        RuleViolation: ``play_after_round_end``, ``missing_header``, ``missing_suit_choice``.
     """
     if s.pending_draw or s.prev_owed:
         settle(s)
-    if s.phase != PLAY:
-        not_in_play(s, player, verb, cards)
-    if s.awaiting_suit is not None:
-        starter = not s.plays and len(s.discard) == 1  # wild_starter names it (ruling 24)
-        if starter:
-            fail(
-                "missing_suit_choice",
-                f"{s.awaiting_suit} names the suit for the wild starter "
-                f"{s.discard[-1]} first; {player} {what(verb, cards)} instead",
-                "option wild_starter = 'first_player_names'; PRESETS.md ruling 24",
-                f"a suit event by {s.awaiting_suit}",
-            )
-        fail(
-            "missing_suit_choice",
-            f"{s.awaiting_suit} played a wild card and named no suit; "
-            f"{player} {what(verb, cards)} instead",
-            "option wild_names_suit; FORMAT.md Conventions (suit right after the wild)",
-            f"a suit event by {s.awaiting_suit}",
-        )
-    split = penalty_first(s, player) if s.penalty_owed is not None else None
-    if split is not None:
-        owed_by = split[0]
-        fail(
-            "missed_penalty",
-            f"{owed_by} still owes {split[1]} penalty card(s) (the stock ran out mid-penalty)",
-            "PRESETS.md ruling 10",
-            f"a reshuffle, then {owed_by}'s penalty draw",
-        )
-    owed = s.prev_owed.get(player) if s.prev_owed else None
-    if owed:
-        fail(
-            "missed_penalty",
-            f"{player} {what(verb, cards)} but first owes an effect draw of {owed}",
-            "option draw_previous; PRESETS.md ruling 8",
-            f"{player} draws {owed} (effect)",
-        )
+    if s.phase != PLAY or s.awaiting_suit is not None:
+        refusal = blocked(s, player, verb, cards)
+        if refusal is not None:
+            refuse(s, refusal)
+
+
+def turn_check(
+    s: State, player: str, verb: str, cards: list[Card] | None = None, note: str | None = None
+) -> None:
+    """``player`` may take a turn action now (ruling 25 up to (3)): :func:`block_check`,
+    then a pending skip another player's event takes first (:func:`resolve_skip`), then
+    :func:`.legality.turn_refusal` (the rest of a split penalty; the turn). What the
+    player owes first is :func:`owed_check`, after the cards' presence for a play.
+    ``note``: why a flagged play is no jump-in, for the message.
+
+    Raises:
+        RuleViolation: ``play_after_round_end``, ``missing_header``, ``missing_suit_choice``,
+            ``missed_penalty``, ``wrong_starter`` or ``wrong_player``.
+    """
+    block_check(s, player, verb, cards)
     if s.pending_skip:
         resolve_skip(s, player)
-    if player != s.players[s.current]:
-        _not_your_turn(s, player, verb, cards)
+    refusal = turn_refusal(s, player, verb, cards, note)
+    if refusal is not None:
+        refuse(s, refusal)
     s.first_action_done = True
 
 
-def _not_your_turn(s: State, player: str, verb: str, cards: list[Card] | None) -> None:
-    """Fail for a turn action out of turn; the first of a match round names the player who
-    starts it (ruling 23)."""
-    current = s.players[s.current]
-    match = s.match
-    starts = match is not None and not s.first_action_done
-    fail(
-        "wrong_starter" if starts else "wrong_player",
-        f"{player} {what(verb, cards)} but it is {current}'s turn"
-        + (
-            f": {current} makes the first turn action of round "
-            f"{match.round} of match {match.match_id}"
-            if starts and match is not None
-            else ""
-        ),
-        (f"option first_player = {s.rules.first_player!r}; PRESETS.md ruling 23")
-        if starts
-        else "turn order (FORMAT.md Conventions: Seats and turns)",
-        describe_legal(s),
-    )
-
-
-def not_in_play(s: State, player: str, verb: str, cards: list[Card] | None) -> None:
-    """Fail for a turn action outside play (before the deal, or after the round).
+def owed_check(s: State, player: str, verb: str, cards: list[Card] | None = None) -> None:
+    """``player`` owes no previous-player draw first (ruling 25 (5); ruling 8).
 
     Raises:
-        RuleViolation: ``play_after_round_end`` or ``missing_header``.
+        RuleViolation: ``missed_penalty``.
     """
-    if s.phase in (OUT, ENDED):
-        why = (
-            f"{s.out_player} went out" if s.phase == OUT else f"the round ended ({s.ended_reason})"
-        )
-        fail(
-            "play_after_round_end",
-            f"{player} {what(verb, cards)} after the round was over: {why}",
-            "RULES.md (first player to empty the hand ends the round)",
-            "round_end" if s.phase == ENDED else "a call, a catch, or round_end",
-        )
-    if s.phase == SETUP:
-        fail("missing_header", f"{player} {what(verb, cards)} before the deal", "FORMAT.md Events")
+    if s.prev_owed:
+        refusal = owed_refusal(s, player, verb, cards)
+        if refusal is not None:
+            refuse(s, refusal)
 
 
 def known_player(s: State, player: str | None, where: str) -> str:
