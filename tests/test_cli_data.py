@@ -119,7 +119,7 @@ def test_game_view(dataset: Path) -> None:
     result = runner.invoke(app, ["game", str(dataset), "g1", "--at", "13"])
     assert result.exit_code == 0, result.output
     text = result.stdout
-    assert "State after event 13 of 22" in text and "play by ana QD" in text
+    assert "State after event 13 of 0 to 22" in text and "play by ana QD" in text
     assert "10C AS 10S QS AC 7S" in text  # ben's hand, rebuilt
     # the result table says who won in words, not Python's True/False (fresh tester)
     rows = [ln.split() for ln in text.splitlines() if ln.split()[1:2] in (["ana"], ["ben"])]

@@ -164,6 +164,7 @@ _METAVARS = {
     "sql": "SQL",
     "files": "FILE",
     "dataset": "DATASET",
+    "source": "SOURCE",
     "out": "PATH",
     "rules": "FILE",
     "out_file": "FILE",
