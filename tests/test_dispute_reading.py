@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import maumau_log.cli.data_cmds  # noqa: F401  (registers game, view)
+import maumau_log.cli.data_cmds  # (registers game, view)
 import maumau_log.cli.dispute_cmds  # noqa: F401
 from maumau_log.cli import app
 from maumau_log.disputes.viewer import read_page_data
