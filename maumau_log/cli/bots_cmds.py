@@ -188,6 +188,7 @@ def review_cmd(
 
     Each alternative gets its chance to win (and expected score where the ruleset scores)
     with a 95% interval; a decision is a mistake only when its loss is beyond the noise.
+
     Exit 1 when a mistake is found or the game is invalid.
     """
     if rollouts < 1:

@@ -45,6 +45,7 @@ from .frames import (
 )
 from .replay_cmds import RulesOpt, ValidationRun, load_rules_file, resolve_inputs
 from .run_opts import AddressOpt, EngineOpt, JobsOpt, make_runner, shard_progress
+from .tables import BOARD_TITLE
 
 if TYPE_CHECKING:
     from ..run.ingest import IngestSummary, StoredGame
@@ -392,8 +393,10 @@ def query_cmd(
         int, typer.Option(help="Rows shown by --format table (csv and json show all).")
     ] = 100,
 ) -> None:
-    """Run SQL (Polars SQL) over the dataset's tables: games, results, events, violations,
-    matches."""
+    """Run SQL (Polars SQL) over the dataset's tables.
+
+    The tables: games, results, events, violations, matches (docs: the dataset reference).
+    """
     if fmt not in ("table", "csv", "json"):
         raise typer.BadParameter("must be table, csv or json", param_hint="--format")
     from ..store.sqlguard import BadQuery, QueryRefused, run_query  # sqlglot: only for query
@@ -445,7 +448,7 @@ def analyze_cmd(
     _print_ingest(summary)
     df = _leaderboard(dataset, game_ids=summary.game_ids)
     if df.height:
-        _print_board(df, "Leaderboard (valid games)")
+        _print_board(df, BOARD_TITLE.replace("Leaderboard", "Leaderboard of valid games", 1))
     else:
         err.print("no valid games to rank")
     code = summary.exit_code

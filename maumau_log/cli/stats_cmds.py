@@ -19,7 +19,7 @@ from ..stats.players import STATS_BY, filter_matches, filter_results, match_stat
 from ..store.manifest import DatasetError, scan
 from . import app, dataset_read_error, fail
 from .frames import DatasetArg, _check_format, _emit, _print_board
-from .tables import MATCH_BOARD_COLUMNS
+from .tables import BOARD_TITLE, MATCH_BOARD_COLUMNS, MATCH_BOARD_TITLE
 
 
 def _preset(ruleset: str | None) -> str | None:
@@ -132,7 +132,7 @@ def stats_cmd(
             dataset, ruleset=ruleset, player=player, since=since, include_invalid=include_invalid
         )
         if fmt == "table" and dest is None:
-            _print_board(mdf, "Match leaderboard", MATCH_BOARD_COLUMNS, wide=wide, names=columns)
+            _print_board(mdf, MATCH_BOARD_TITLE, MATCH_BOARD_COLUMNS, wide=wide, names=columns)
             return
         _emit(mdf, fmt, dest)
         return
@@ -145,6 +145,6 @@ def stats_cmd(
         by=by,
     )
     if fmt == "table" and dest is None:
-        _print_board(df, "Leaderboard", wide=wide, names=columns)
+        _print_board(df, BOARD_TITLE, wide=wide, names=columns)
         return
     _emit(df, fmt, dest)
