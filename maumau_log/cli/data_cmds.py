@@ -101,7 +101,8 @@ def _print_ingest(summary: IngestSummary) -> None:
             highlight=False,
         )
     if len(summary.conflicts) > 50:
-        err.print(f"... and {len(summary.conflicts) - 50} more conflicts")
+        more = len(summary.conflicts) - 50
+        err.print(f"... and {more:,} more conflict{'' if more == 1 else 's'}")
     if summary.conflicts:
         err.print(f"[dim]{safe(summary.conflicts[0].hint(summary.dataset))}[/]", highlight=False)
     rate = summary.events / summary.seconds if summary.seconds else 0.0
@@ -110,7 +111,7 @@ def _print_ingest(summary: IngestSummary) -> None:
     err.print(
         f"[bold {colour}]{games} read ({summary.valid:,} valid, "
         f"{summary.invalid:,} invalid): {summary.added:,} added, {summary.duplicates:,} already "
-        f"stored, {len(summary.conflicts):,} conflicts[/] -> {summary.dataset} "
+        f"stored, {len(summary.conflicts):,} conflict{'' if len(summary.conflicts) == 1 else 's'}[/] -> {summary.dataset} "
         f"({summary.events:,} events in {summary.seconds:.1f} s, {rate:,.0f} events/s)",
         highlight=False,
     )
