@@ -150,7 +150,7 @@ def report_html(report: AuditReport) -> str:
         body = "".join(
             "<tr>"
             + "".join(
-                f"<td>{esc(short_float(r.get(c)) if isinstance(r.get(c), float) else r.get(c))}</td>"
+                f"<td>{esc(short_float(v) if isinstance(v := r.get(c), float) else v)}</td>"
                 for c in cols
             )
             + "</tr>"
@@ -193,8 +193,9 @@ def report_html(report: AuditReport) -> str:
 table{{border-collapse:collapse;font-size:12px}}td,th{{border:1px solid #ccc;padding:2px 5px}}
 .flag{{border-left:4px solid crimson;padding-left:1em;margin:1em 0}}</style></head><body>
 <h1>maumau-log audit of {esc(report.dataset)}</h1>
-<p>{_count(report.games, "game")} ({report.valid:,} valid, {report.replayed:,} {how} for the play
-tests). {_count(len(tested), "test")} run, {len(report.findings) - len(tested):,} skipped (fewer than
+<p>{_count(report.games, "game")} ({report.valid:,} valid, {report.replayed:,} {how} for the
+play tests). {_count(len(tested), "test")} run, {len(report.findings) - len(tested):,} skipped
+(fewer than
 {report.min_games} games, or expected counts under {MIN_EXPECTED:g}). Every p-value says how
 likely a result this far from fair play would be under fair play; all are corrected together
 by Holm's method, so a report on fair play flags anything with probability at most

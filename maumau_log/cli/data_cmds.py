@@ -108,10 +108,12 @@ def _print_ingest(summary: IngestSummary) -> None:
     rate = summary.events / summary.seconds if summary.seconds else 0.0
     colour = "red" if summary.exit_code else "green"
     games = f"{summary.games:,} game{'' if summary.games == 1 else 's'}"
+    n = len(summary.conflicts)
+    conflicts = f"{n:,} conflict{'' if n == 1 else 's'}"
     err.print(
         f"[bold {colour}]{games} read ({summary.valid:,} valid, "
         f"{summary.invalid:,} invalid): {summary.added:,} added, {summary.duplicates:,} already "
-        f"stored, {len(summary.conflicts):,} conflict{'' if len(summary.conflicts) == 1 else 's'}[/] -> {summary.dataset} "
+        f"stored, {conflicts}[/] -> {summary.dataset} "
         f"({summary.events:,} events in {summary.seconds:.1f} s, {rate:,.0f} events/s)",
         highlight=False,
     )
