@@ -64,7 +64,7 @@ def test_ingest_conflict_exit_1(tmp_path: Path, valid_logs: Path) -> None:
     result = runner.invoke(app, ["ingest", str(other), "--out", str(ds)])
     assert result.exit_code == 1
     assert "conflict:" in result.output and "'g1'" in result.output
-    assert "1 conflicts" in result.output
+    assert "0 added, 0 already stored, 1 conflict -> " in result.output  # not "1 conflicts"
 
 
 def test_stats_csv_json_parquet(dataset: Path, tmp_path: Path) -> None:
