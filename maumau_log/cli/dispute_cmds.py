@@ -99,10 +99,10 @@ def view_cmd(
     last = tl.first + len(tl.steps) - 1
     if at is not None and not tl.first <= at <= last:
         why = ""
-        if tl.violation is not None:
+        bad = tl.violation.event_index if tl.violation is not None else None
+        if tl.violation is not None and bad is not None:
             # the page also shows the lines after the violation (not replayed), so its range
             # ends one or more events later than the range ``game --at`` takes
-            bad = tl.violation.event_index
             why = (
                 f" (the page shows the game's lines up to its last, event {tl.total - 1:,}; "
                 f"the replay stopped at event {bad:,} ({tl.violation.code}), so game --at "
@@ -110,10 +110,11 @@ def view_cmd(
             )
         fail(f"game {game_id!r}: --at takes {tl.first}..{last}, not {at}{why}")
     start = at
-    if start is None and tl.violation is not None:
+    bad_at = tl.violation.event_index if tl.violation is not None else None
+    if start is None and bad_at is not None and tl.first <= bad_at <= last:
         # the page opens where the dispute is: at the violating event, the state right
         # before it (the header shows every hand empty and no legal action)
-        start = tl.violation.event_index if tl.first <= tl.violation.event_index <= last else None
+        start = bad_at
     try:
         # a lone surrogate (an undecodable file name) outside the JSON block becomes "?"
         out_file.write_text(render(tl, start), encoding="utf-8", errors="replace")
