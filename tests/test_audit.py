@@ -323,4 +323,4 @@ def test_cli_formats_and_exit_codes(tmp: Path, fair: AuditReport, collusion: Pat
 
 def test_html_without_tests_still_renders(small: Path) -> None:
     report = audit(small)
-    assert "No flags" in report_html(report)
+    assert "Nothing flagged" in report_html(report)

@@ -53,7 +53,7 @@ def test_ingest_conflict_exit_1(tmp_path: Path, valid_logs: Path) -> None:
     result = runner.invoke(app, ["ingest", str(other), "--out", str(ds)])
     assert result.exit_code == 1
     assert "conflict:" in result.output and "'g1'" in result.output
-    assert "1 conflicts" in result.output
+    assert "0 added, 0 already stored, 1 conflict -> " in result.output  # not "1 conflicts"
 
 
 def test_stats_csv_json_parquet(dataset: Path, tmp_path: Path) -> None:
@@ -108,7 +108,7 @@ def test_game_view(dataset: Path) -> None:
     result = runner.invoke(app, ["game", str(dataset), "g1", "--at", "13"])
     assert result.exit_code == 0, result.output
     text = result.stdout
-    assert "State after event 13 of 22" in text and "play by ana QD" in text
+    assert "State after event 13 of 0 to 22" in text and "play by ana QD" in text
     assert "10C AS 10S QS AC 7S" in text  # ben's hand, rebuilt
     # the result table says who won in words, not Python's True/False
     rows = [ln.split() for ln in text.splitlines() if ln.split()[1:2] in (["ana"], ["ben"])]

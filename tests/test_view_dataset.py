@@ -75,7 +75,7 @@ def test_an_edited_source_file_shows_the_stored_game(tmp_path: Path) -> None:
     assert len(steps) == len(views) == data["total"]
     for step in steps:
         assert {k: step["state"][k] for k in views[step["index"]]} == views[step["index"]]
-    assert said.endswith(f"events, valid note: {note}")
+    assert said.endswith(f"events 0 to {data['total'] - 1}, valid note: {note}")
 
 
 def test_try_on_a_dataset_asks_the_stored_game(tmp_path: Path) -> None:

@@ -17,6 +17,17 @@ def _fmt_p(p: float | None) -> str:
     return f"{p:.2g}" if p >= 1e-300 else "<1e-300"
 
 
+def _count(n: int, noun: str) -> str:
+    """``"1 game"``, ``"9,341 games"``."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
+def short_float(value: float) -> str:
+    """A float to at most 3 places, without the zeros a rounded value does not have
+    (``26.6``, not ``26.600``; ``0.333``)."""
+    return f"{round(value, 3):,}"
+
+
 def report_html(report: AuditReport) -> str:
     """The report as one self-contained HTML page: plotly charts with plotly.js embedded
     (no network needed to read it), the flags with their evidence, every test."""
@@ -27,7 +38,7 @@ def report_html(report: AuditReport) -> str:
 
     figures: list[tuple[str, go.Figure]] = []
     tested = report.tested
-    if tested:
+    if tested and report.flags:  # with nothing flagged, every bar would be all but empty
         names = [f"{f.check} | {f.subject}" for f in tested]
         values = [-math.log10(max(f.p_adjusted or 1.0, 1e-300)) for f in tested]
         fig = go.Figure(
@@ -139,7 +150,7 @@ def report_html(report: AuditReport) -> str:
         body = "".join(
             "<tr>"
             + "".join(
-                f"<td>{esc(f'{r.get(c):.3f}' if isinstance(r.get(c), float) else r.get(c))}</td>"
+                f"<td>{esc(short_float(v) if isinstance(v := r.get(c), float) else v)}</td>"
                 for c in cols
             )
             + "</tr>"
@@ -159,7 +170,9 @@ def report_html(report: AuditReport) -> str:
             "</div>"
             for f in flags
         )
-        or "<p>No flags: nothing is unlikely enough under fair play at this alpha.</p>"
+        or f"<p class='headline'>Nothing flagged: {len(tested):,} "
+        f"test{'' if len(tested) == 1 else 's'} run, none unlikely enough under fair play "
+        f"at alpha {report.alpha} (Holm-corrected).</p>"
     )
     all_rows = [
         {
@@ -180,8 +193,9 @@ def report_html(report: AuditReport) -> str:
 table{{border-collapse:collapse;font-size:12px}}td,th{{border:1px solid #ccc;padding:2px 5px}}
 .flag{{border-left:4px solid crimson;padding-left:1em;margin:1em 0}}</style></head><body>
 <h1>maumau-log audit of {esc(report.dataset)}</h1>
-<p>{report.games} games ({report.valid} valid, {report.replayed} {how} for the play tests).
-{len(tested)} tests run, {len(report.findings) - len(tested)} skipped (fewer than
+<p>{_count(report.games, "game")} ({report.valid:,} valid, {report.replayed:,} {how} for the
+play tests). {_count(len(tested), "test")} run, {len(report.findings) - len(tested):,} skipped
+(fewer than
 {report.min_games} games, or expected counts under {MIN_EXPECTED:g}). Every p-value says how
 likely a result this far from fair play would be under fair play; all are corrected together
 by Holm's method, so a report on fair play flags anything with probability at most

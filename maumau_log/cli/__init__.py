@@ -166,6 +166,7 @@ _METAVARS = {
     "sql": "SQL",
     "files": "FILE",
     "dataset": "DATASET",
+    "source": "SOURCE",
     "out": "PATH",
     "rules": "FILE",
     "out_file": "FILE",
@@ -231,7 +232,31 @@ def readable_metavars(command: Any) -> Any:
         command.get_help_option = help_option
     for sub in getattr(command, "commands", {}).values():
         readable_metavars(sub)
+    _group_commands(command)
     return command
+
+
+HELP_PANELS: dict[str, tuple[str, ...]] = {
+    "Check logs": ("validate", "convert", "compare", "rules", "simulate"),
+    "Settle a dispute": ("game", "view", "review"),
+    "Datasets": ("ingest", "analyze", "stats", "match", "query", "verify", "compact"),
+    "Audit, bots and other programs": ("audit", "bots", "import"),
+}
+"""The panels ``maumau-log --help`` lists the commands in, in this order: the first thing a
+person does with a log first; a command missing here is listed last, in its own panel."""
+
+
+def _group_commands(command: Any) -> None:
+    """Put the app's commands into :data:`HELP_PANELS`, in that order (``--help``)."""
+    commands = getattr(command, "commands", None)
+    if not isinstance(commands, dict) or "validate" not in commands:
+        return
+    order = [name for names in HELP_PANELS.values() for name in names if name in commands]
+    panel_of = {name: panel for panel, names in HELP_PANELS.items() for name in names}
+    for name in [*order, *(n for n in commands if n not in order)]:
+        sub = commands.pop(name)
+        sub.rich_help_panel = panel_of.get(name, "Other commands")
+        commands[name] = sub
 
 
 _COMMAND_MODULES = {

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import math
 import os
 import re
 import sys
@@ -113,17 +114,44 @@ def _finding_table(
     return table
 
 
-def _table_cell(value: object) -> Text:
-    """A cell of the audit's small tables: a float to 3 places, a count with a comma
-    between thousands (``9,341``, never ``9 341``), text with control characters shown."""
+def _decimals(values: list[object]) -> int:
+    """The places a float column needs: the fewest (1 to 3) that show every value as it
+    is (a value rounded to 1 place shows as ``26.6``, never ``26.600``)."""
+    need = 1
+    for v in values:
+        if isinstance(v, float) and math.isfinite(v):
+            need = max(need, next((d for d in (1, 2) if abs(round(v, d) - v) < 1e-9), 3))
+    return need
+
+
+def _table_cell(value: object, places: int = 3) -> Text:
+    """A cell of the audit's small tables: a float to ``places`` places, a count with a
+    comma between thousands (``9,341``, never ``9 341``), text with control characters
+    shown."""
     if isinstance(value, float):
-        return Text(f"{value:,.3f}")
+        return Text(f"{value:,.{places}f}")
     if isinstance(value, int) and not isinstance(value, bool):
         return Text(f"{value:,}")
     return Text(clean(str(value)))
 
 
+def headline(report: AuditReport) -> str:
+    """The audit's first line on stdout: how many flags, or that there are none.
+
+    Returns:
+        e.g. ``"no flags (3 tests run, alpha 0.05, Holm-corrected)"`` or
+        ``"2 flags (59 tests run, alpha 0.05, Holm-corrected)"``.
+    """
+    n, tests = len(report.flags), len(report.tested)
+    what = "no flags" if n == 0 else f"{n:,} flag{'' if n == 1 else 's'}"
+    return (
+        f"{what} ({tests:,} test{'' if tests == 1 else 's'} run, alpha {report.alpha}, "
+        "Holm-corrected)"
+    )
+
+
 def _text_report(report: AuditReport) -> None:
+    out.print(Text(headline(report), style="bold red" if report.flags else "bold green"))
     n_games = f"{report.games:,} game{'' if report.games == 1 else 's'}"
     err.print(
         f"{n_games} ({report.valid:,} valid, {report.replayed:,} "
@@ -182,11 +210,12 @@ def _text_report(report: AuditReport) -> None:
                 box=box.SIMPLE_HEAD,
                 highlight=False,
             )
+            places = {c: _decimals([r[c] for r in group]) for c in group[0]}
             for col in group[0]:  # two-line headers: the table fits 80 columns
                 numeric = isinstance(group[0][col], int | float)
                 t.add_column(col.replace("_", "\n"), justify="right", no_wrap=numeric)
             for r in group:
-                t.add_row(*(_table_cell(v) for v in r.values()))
+                t.add_row(*(_table_cell(v, places[c]) for c, v in r.items()))
             _print(t)
 
 
@@ -279,7 +308,5 @@ def audit_cmd(
                 out_file.write_text(text, "utf-8")
             except OSError as exc:
                 fail(f"{out_file}: cannot write: {exc.strerror or exc}")
-            err.print(
-                f"wrote the audit ({len(report.flags):,} flags) to {out_file}", highlight=False
-            )
+            err.print(f"wrote the audit to {out_file}: {headline(report)}", highlight=False)
     raise typer.Exit(EXIT_VIOLATIONS if report.flags else EXIT_OK)

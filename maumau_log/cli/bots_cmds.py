@@ -26,6 +26,8 @@ from ..bots.review import DEFAULT_ROLLOUTS as REVIEW_ROLLOUTS
 from ..bots.review import Review, ReviewError, load_events, review_game
 from ..rules import RulesetError
 from . import EXIT_OK, EXIT_VIOLATIONS, app, clean, err, fail, out
+from .frames import _width
+from .tables import short_name
 
 bots_app = typer.Typer(
     help="Bots that play every preset: random, greedy, Monte Carlo (mc).",
@@ -35,11 +37,17 @@ app.add_typer(bots_app, name="bots")
 
 
 def _show(table: Table) -> None:
-    """A table on stdout: as wide as the terminal, or 200 columns into a pipe or file."""
-    if out.is_terminal:
-        out.print(table)
+    """A table on stdout: as wide as the terminal (or ``COLUMNS``, also into a pipe), else
+    200 columns into a pipe or file (whole rows)."""
+    if _width() is not None:
+        out.print(table, soft_wrap=False)
     else:
         Console(width=200, soft_wrap=True, highlight=False, emoji=False).print(table)
+
+
+def _plural(n: int, one: str, many: str) -> str:
+    """``"1 mistake"``, ``"2 mistakes"``."""
+    return f"{n:,} {one if n == 1 else many}"
 
 
 def _pct(x: float) -> str:
@@ -132,39 +140,54 @@ def ladder_cmd(
         out.print(f"chi-square test of equal seats: p = {pval:.3g}")
 
 
-def _print_review(rev: Review, /) -> None:
+def _review_table(rev: Review, alternatives: bool) -> Table:
     t = Table(
         title=f"review of {clean(rev.game_id)} ({rev.ruleset}, "
         f"{rev.rollouts} rollouts per alternative)",
         box=box.SIMPLE_HEAD,
         highlight=False,
     )
-    for col in (
-        "event",
-        "player",
-        "kind",
-        "chosen",
-        "best",
-        "loss (95% CI)",
-        "verdict",
-        "alternatives: win chance",
-    ):
-        t.add_column(col, overflow="fold")
+    for col in ("event", "player", "kind", "chosen", "best", "loss", "95% CI", "verdict"):
+        right = col in ("event", "loss", "95% CI")
+        t.add_column(col, justify="right" if right else "left", no_wrap=col != "player")
+    if alternatives:
+        t.add_column("alternatives: win chance", overflow="fold")
     for d in rev.decisions:
-        alts = ", ".join(f"{a.action} {a.value:.2f}" for a in d.alternatives)
         style = {"mistake": "bold red", "inaccuracy": "yellow"}.get(d.verdict, "")
-        t.add_row(
-            str(d.event_index), Text(clean(d.player)), d.kind, d.chosen, d.best,
-            f"{d.loss:.3f} ({d.loss_ci_low:.3f} - {d.loss_ci_high:.3f})",
-            Text(d.verdict, style=style), alts,
-        )  # fmt: skip
+        row: list[str | Text] = [
+            str(d.event_index), Text(short_name(d.player)), d.kind, d.chosen, d.best,
+            f"{d.loss:.2f}", f"{d.loss_ci_low:.2f} to {d.loss_ci_high:.2f}",
+            Text(d.verdict, style=style),
+        ]  # fmt: skip
+        if alternatives:
+            row.append(", ".join(f"{a.action} {a.value:.2f}" for a in d.alternatives))
+        t.add_row(*row)
+    return t
+
+
+def _print_review(rev: Review) -> None:
+    width = _width()
+    t = _review_table(rev, alternatives=True)
+    narrow = width is not None and Console(width=1000).measure(t).maximum > width
+    if narrow:  # the alternatives' chances are the widest column: --json lists them
+        t = _review_table(rev, alternatives=False)
     _show(t)
+    if narrow:
+        err.print(
+            f"[dim]not shown at {width} columns: alternatives: win chance (--json lists "
+            "them, or a wider COLUMNS)[/]",
+            highlight=False, soft_wrap=False, width=width,
+        )  # fmt: skip
     for p, c in sorted(rev.counts().items()):
         err.print(
-            Text(f"{clean(p)}: {c['decisions']} decisions, {c['mistake']} mistakes, "
-                 f"{c['inaccuracy']} inaccuracies"),
+            Text(f"{clean(p)}: {_plural(c['decisions'], 'decision', 'decisions')}, "
+                 f"{_plural(c['mistake'], 'mistake', 'mistakes')}, "
+                 f"{_plural(c['inaccuracy'], 'inaccuracy', 'inaccuracies')}"),
         )  # fmt: skip
-    err.print(f"{rev.forced} forced decisions not listed", highlight=False)
+    err.print(
+        f"{_plural(rev.forced, 'forced decision', 'forced decisions')} not listed",
+        highlight=False,
+    )
     for i, why in rev.skipped:
         err.print(Text(f"event {i} not reviewed: {clean(str(why))}"))
     if rev.violation:
@@ -188,6 +211,7 @@ def review_cmd(
 
     Each alternative gets its chance to win (and expected score where the ruleset scores)
     with a 95% interval; a decision is a mistake only when its loss is beyond the noise.
+
     Exit 1 when a mistake is found or the game is invalid.
     """
     if rollouts < 1:

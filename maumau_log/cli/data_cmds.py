@@ -44,6 +44,7 @@ from .frames import (
 )
 from .replay_cmds import RulesOpt, ValidationRun, load_rules_file, resolve_inputs
 from .run_opts import AddressOpt, EngineOpt, JobsOpt, make_runner, shard_progress
+from .tables import BOARD_TITLE
 
 if TYPE_CHECKING:
     from ..run.ingest import IngestSummary, StoredGame
@@ -99,16 +100,19 @@ def _print_ingest(summary: IngestSummary) -> None:
             highlight=False,
         )
     if len(summary.conflicts) > 50:
-        err.print(f"... and {len(summary.conflicts) - 50} more conflicts")
+        more = len(summary.conflicts) - 50
+        err.print(f"... and {more:,} more conflict{'' if more == 1 else 's'}")
     if summary.conflicts:
         err.print(f"[dim]{safe(summary.conflicts[0].hint(summary.dataset))}[/]", highlight=False)
     rate = summary.events / summary.seconds if summary.seconds else 0.0
     colour = "red" if summary.exit_code else "green"
     games = f"{summary.games:,} game{'' if summary.games == 1 else 's'}"
+    n = len(summary.conflicts)
+    conflicts = f"{n:,} conflict{'' if n == 1 else 's'}"
     err.print(
         f"[bold {colour}]{games} read ({summary.valid:,} valid, "
         f"{summary.invalid:,} invalid): {summary.added:,} added, {summary.duplicates:,} already "
-        f"stored, {len(summary.conflicts):,} conflicts[/] -> {summary.dataset} "
+        f"stored, {conflicts}[/] -> {summary.dataset} "
         f"({summary.events:,} events in {summary.seconds:.1f} s, {rate:,.0f} events/s)",
         highlight=False,
     )
@@ -181,6 +185,12 @@ def ingest_cmd(
 from .stats_cmds import _leaderboard, stats_cmd  # noqa: E402
 
 
+def _extent(events: int | None) -> str:
+    """A game's events as every dispute tool states them: ``"0 to 50"`` for a game of 51
+    lines (FORMAT.md: the header is event 0), never a count that reads as the last index."""
+    return f"0 to {events - 1:,}" if events else "none"
+
+
 def _render_game(g: StoredGame) -> None:
     game = g.game
     head = Table.grid(padding=(0, 2))
@@ -189,12 +199,12 @@ def _render_game(g: StoredGame) -> None:
     status = "[green]valid[/]" if game["valid"] else f"[red]invalid: {game['violation_code']}[/]"
     for key, value in (
         ("game", game["game_id"]),
-        ("ruleset", f"{game['ruleset']} (header: {game['header_ruleset']})"),
+        ("ruleset", f"{game['ruleset']} (header: {game['header_ruleset'] or '-'})"),
         ("match / round", f"{game['match_id'] or '-'} / {game['round'] or '-'}"),
         ("players", " ".join(game["players"] or [])),
         ("dealer", game["dealer"] or "-"),
         ("started", game["started_at"] or "-"),
-        ("events", str(game["events"])),
+        ("events", _extent(game["events"])),
         ("status", Text.from_markup(status)),
         ("winner", game["winner"] or "-"),
         ("source", f"{game['source_file']}:{game['source_line']}"),
@@ -235,7 +245,9 @@ def _render_game(g: StoredGame) -> None:
         what += f" names {ev['suit']}"
     if ev["reason"]:
         what += f" ({ev['reason']})"
-    title = safe(f"State after event {g.at} of {g.stored_events - 1} (line {ev['line']}): {what}")
+    title = safe(
+        f"State after event {g.at} of {_extent(g.game['events'])} (line {ev['line']}): {what}"
+    )
     _render_state(g.state, title)
 
 
@@ -267,8 +279,15 @@ def _render_state(s: dict[str, Any] | None, title: str) -> None:
     hands = Table(highlight=False)
     for col in ("seat", "player", "cards", "hand", "call due"):
         hands.add_column(col)
+    # who acts next: while a wild card's suit is owed, the player who played it names the
+    # suit before the player whose turn it then is (FORMAT.md Conventions: a wild card is
+    # followed by a ``suit`` event from its player)
+    acts = s["awaiting_suit"] or s["turn"]
+    turn = s["turn"] or "-"
+    if s["awaiting_suit"]:
+        turn = f"{s['awaiting_suit']} names a suit first, then it is {turn}'s turn"
     for seat, (player, cards) in enumerate(s["hands"].items()):
-        marker = "▶ " if player == s["turn"] else "  "
+        marker = "▶ " if player == acts else "  "
         hands.add_row(
             str(seat),
             Text(clean(marker + player)),
@@ -282,7 +301,7 @@ def _render_state(s: dict[str, Any] | None, title: str) -> None:
     direction = "clockwise" if s["direction"] == 1 else "counter-clockwise"
     for key, value in (
         ("phase", s["phase"]),
-        ("turn", s["turn"] or "-"),
+        ("turn", turn),
         ("top card", s["top"] or "-"),
         ("suit to follow", s["suit"] or "-"),
         ("pending draw", s["pending_draw"]),
@@ -297,9 +316,33 @@ def _render_state(s: dict[str, Any] | None, title: str) -> None:
     out.print(hands)
 
 
+def _game_from_file(source: Path, game_id: str, at: int | None) -> StoredGame:
+    """``game`` on a log or ``.mm`` file: the file is ingested into a temporary dataset
+    (removed afterwards) and the game read back from it, so the view is the one a dataset
+    of that file gives (the same checks, the same numbering).
+
+    Raises:
+        DatasetError: no such game in the file, or ``at`` out of range.
+    """
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="maumau-log-game-") as tmp:
+        ds = Path(tmp) / "dataset"
+        _run_ingest([str(source)], ds, None, progress=False, keep_game_ids=False)
+        try:
+            return load_game(ds, game_id, at)
+        except DatasetError as exc:
+            raise DatasetError(str(exc).replace(str(ds), str(source))) from None
+
+
 @app.command("game")
 def game_cmd(
-    dataset: DatasetArg,
+    source: Annotated[
+        Path,
+        typer.Argument(
+            help="A dataset folder made by ingest, or a log or .mm file (replayed first)."
+        ),
+    ],
     game_id: Annotated[str, typer.Argument(help="The game's id.")],
     at: Annotated[
         int | None,
@@ -317,7 +360,7 @@ def game_cmd(
         typer.Option(
             "--try",
             help='Would this action have been legal after event N? e.g. "ben plays 7C" '
-            "(DATASET may then also be a log or .mm file; exit 0 legal, 1 not).",
+            "(exit 0 legal, 1 not).",
         ),
     ] = None,
 ) -> None:
@@ -325,13 +368,16 @@ def game_cmd(
     if try_action is not None:  # hypothetical moves: maumau_log.disputes.hypothetical
         from .dispute_cmds import run_try
 
-        run_try(dataset, game_id, at, try_action, as_json, None)
+        run_try(source, game_id, at, try_action, as_json, None)
     try:
-        g = load_game(dataset, game_id, at)
+        if source.is_file():
+            g = _game_from_file(source, game_id, at)
+        else:
+            g = load_game(source, game_id, at)
     except DatasetError as exc:
         fail(str(exc))
     except pl.exceptions.PolarsError as exc:
-        fail(dataset_read_error(exc, dataset))
+        fail(dataset_read_error(exc, source))
     if as_json:
         sys.stdout.write(json.dumps(g.to_dict(), default=str) + "\n")
         return
@@ -349,8 +395,10 @@ def query_cmd(
         int, typer.Option(help="Rows shown by --format table (csv and json show all).")
     ] = 100,
 ) -> None:
-    """Run SQL (Polars SQL) over the dataset's tables: games, results, events, violations,
-    matches."""
+    """Run SQL (Polars SQL) over the dataset's tables.
+
+    The tables: games, results, events, violations, matches (docs: the dataset reference).
+    """
     if fmt not in ("table", "csv", "json"):
         raise typer.BadParameter("must be table, csv or json", param_hint="--format")
     from ..api.dataset import Dataset
@@ -403,7 +451,7 @@ def analyze_cmd(
     _print_ingest(summary)
     df = _leaderboard(dataset, game_ids=summary.game_ids)
     if df.height:
-        _print_board(df, "Leaderboard (valid games)")
+        _print_board(df, BOARD_TITLE.replace("Leaderboard", "Leaderboard of valid games", 1))
     else:
         err.print("no valid games to rank")
     code = summary.exit_code

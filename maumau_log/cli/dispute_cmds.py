@@ -28,14 +28,14 @@ from .replay_cmds import RulesOpt, load_rules_file
 
 SourceArg = Annotated[
     Path,
-    typer.Argument(help="A log file, a .mm notation file or a dataset folder.", metavar="SOURCE"),
+    typer.Argument(help="A log file, a .mm notation file or a dataset folder."),
 ]
 
 
 @app.command("view")
 def view_cmd(
     source: SourceArg,
-    game_id: Annotated[str, typer.Argument(help="The game's id.", metavar="GAME_ID")],
+    game_id: Annotated[str, typer.Argument(help="The game's id.")],
     out_file: Annotated[
         Path, typer.Option("--out", help="The HTML file to write.", metavar="FILE.html")
     ],
@@ -43,8 +43,9 @@ def view_cmd(
         int | None,
         typer.Option(
             "--at",
-            help="Open the page at event N (default: the header). For a game too large for "
-            "one page: the page holds event N-1 and as many after it as fit.",
+            help="Open the page at event N (default: the first violation, or the header of a "
+            "valid game). For a game too large for one page: the page holds event N-1 and "
+            "as many after it as fit.",
             metavar="N",
         ),
     ] = None,
@@ -97,16 +98,32 @@ def view_cmd(
         fail(str(exc))
     last = tl.first + len(tl.steps) - 1
     if at is not None and not tl.first <= at <= last:
-        fail(f"game {game_id!r}: --at takes {tl.first}..{last}, not {at}")
+        why = ""
+        bad = tl.violation.event_index if tl.violation is not None else None
+        if tl.violation is not None and bad is not None:
+            # the page also shows the lines after the violation (not replayed), so its range
+            # ends one or more events later than the range ``game --at`` takes
+            why = (
+                f" (the page shows the game's lines up to its last, event {tl.total - 1:,}; "
+                f"the replay stopped at event {bad:,} ({tl.violation.code}), so game --at "
+                f"takes 0..{bad:,})"
+            )
+        fail(f"game {game_id!r}: --at takes {tl.first}..{last}, not {at}{why}")
+    start = at
+    bad_at = tl.violation.event_index if tl.violation is not None else None
+    if start is None and bad_at is not None and tl.first <= bad_at <= last:
+        # the page opens where the dispute is: at the violating event, the state right
+        # before it (the header shows every hand empty and no legal action)
+        start = bad_at
     try:
         # a lone surrogate (an undecodable file name) outside the JSON block becomes "?"
-        out_file.write_text(render(tl, at), encoding="utf-8", errors="replace")
+        out_file.write_text(render(tl, start), encoding="utf-8", errors="replace")
     except OSError as exc:
         fail(f"{out_file}: cannot write: {exc.strerror}")
     status = "valid" if tl.violation is None else f"{tl.violation.code} at event "
     if tl.violation is not None:
         status += str(tl.violation.event_index)
-    held = f"{len(tl.steps):,} events"
+    held = f"events 0 to {tl.total - 1:,}"
     if tl.first > 0 or last < tl.total - 1:
         held = f"events {tl.first:,} to {last:,} of 0 to {tl.total - 1:,}"
     if tl.cut:
@@ -121,9 +138,7 @@ def view_cmd(
 
 @app.command("convert")
 def convert_cmd(
-    source: Annotated[
-        Path, typer.Argument(help="A .mm file, or a log (.jsonl, .gz, .zst).", metavar="FILE")
-    ],
+    source: Annotated[Path, typer.Argument(help="A .mm file, or a log (.jsonl, .gz, .zst).")],
     out_file: Annotated[
         Path,
         typer.Option(

@@ -145,10 +145,13 @@ def _print_board(
     else:
         out.print(table, soft_wrap=False)
     if left_out:
+        # wrapped at the table's width, as the table is (one line of 181 columns is not)
         err.print(
             f"[dim]not shown at {width} columns: {safe(', '.join(left_out))} "
             "(--wide shows every column, --columns chooses)[/]",
             highlight=False,
+            soft_wrap=False,
+            width=width,
         )
 
 

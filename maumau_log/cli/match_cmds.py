@@ -200,8 +200,9 @@ def match_cmd(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
 ) -> None:
-    """A match's score sheet round by round (dealer, winner, every player's round score and
-    running total) and a chart of the running totals.
+    """A match's score sheet round by round, and a chart of the running totals.
+
+    Each round: its dealer, winner, and every player's round score and running total.
 
     --chart terminal draws text bars below the sheet; --chart png (matplotlib) and --chart
     html (plotly, self-contained) write --out FILE (install with the \\[plot] extra). --json

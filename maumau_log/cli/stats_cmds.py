@@ -19,7 +19,7 @@ from ..stats.players import STATS_BY
 from ..store.manifest import DatasetError
 from . import app, dataset_read_error, fail
 from .frames import DatasetArg, _check_format, _emit, _print_board
-from .tables import BOARD_COLUMNS, MATCH_BOARD_COLUMNS
+from .tables import BOARD_COLUMNS, BOARD_TITLE, MATCH_BOARD_COLUMNS, MATCH_BOARD_TITLE
 
 
 def _match_board(
@@ -144,7 +144,7 @@ def stats_cmd(
             until=until,
         )
         if fmt == "table" and dest is None:
-            _print_board(mdf, "Match leaderboard", MATCH_BOARD_COLUMNS, wide=wide, names=columns)
+            _print_board(mdf, MATCH_BOARD_TITLE, MATCH_BOARD_COLUMNS, wide=wide, names=columns)
             return
         _emit(mdf, fmt, dest)
         return
@@ -164,6 +164,6 @@ def stats_cmd(
         df = with_ratings(df, dataset, ruleset=ruleset, since=since, until=until, by=by)
         board = BOARD_COLUMNS + RATING_COLUMNS[:3]
     if fmt == "table" and dest is None:
-        _print_board(df, "Leaderboard", board, wide=wide, names=columns)
+        _print_board(df, BOARD_TITLE, board, wide=wide, names=columns)
         return
     _emit(df, fmt, dest)

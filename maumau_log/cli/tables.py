@@ -74,6 +74,15 @@ MATCH_BOARD_COLUMNS: tuple[BoardColumn, ...] = (
 )
 """The match leaderboard's statistics (``stats --by match``)."""
 
+BOARD_TITLE = "Leaderboard, by the lower end of the win rate's 95% CI, then wins"
+"""The player leaderboard's title: it names the order of
+:func:`maumau_log.stats.players.player_stats` (a player with few games and a lucky streak
+does not lead: the interval's lower end weighs the evidence)."""
+
+MATCH_BOARD_TITLE = "Match leaderboard, by the lower end of the match win rate's 95% CI"
+"""The match leaderboard's title: the order of :func:`maumau_log.stats.players.match_stats`
+(then match wins)."""
+
 KEY_COLUMNS = ("player", "seat", "ruleset")
 
 

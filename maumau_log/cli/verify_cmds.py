@@ -23,8 +23,10 @@ def verify_cmd(
     dataset: Annotated[Path, typer.Argument(help="A dataset folder made by ingest.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
 ) -> None:
-    """Check every file against the manifest (size, SHA-256) and the tables against each
-    other (every result, event and violation has its game, and so on).
+    """Check a dataset's files against its manifest and its tables against each other.
+
+    Every file's size and SHA-256; every result, event and violation has its game, and so
+    on.
 
     Exit 0 when the dataset is whole, 1 when anything is missing, changed or disagrees, 2
     when the folder is not a dataset.

@@ -74,3 +74,21 @@ def action_name(action: int, chance: bool, players: int = MAX_PLAYERS) -> str:
     if NOMINATE_BASE <= action < NUM_ACTIONS:
         return f"Nominate suit {SUITS[action - NOMINATE_BASE]}"
     return f"invalid action {action}"
+
+
+def action_label(action: int, chance: bool, players: int = MAX_PLAYERS) -> str:
+    """``action`` as the importer's messages name it: OpenSpiel's words with the card in
+    the log's code (FORMAT.md Cards), so one message speaks one card notation
+    (``51`` -> ``"Play AS"`` where :func:`action_name` says ``"Play SA"``).
+
+    Args:
+        action: the action id.
+        chance: True for a chance action, False for a player's.
+        players: the number of players (which dealer choices exist).
+    Returns:
+        ``"Play AS"``, ``"Deal 10H"``, or :func:`action_name`'s text for an action that
+        names no card.
+    """
+    if 0 <= action < NUM_CARDS:
+        return ("Deal " if chance else "Play ") + CARD_CODES[action]
+    return action_name(action, chance, players)

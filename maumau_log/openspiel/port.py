@@ -54,7 +54,7 @@ from .actions import (
     SKIP_RANK,
     SUITS,
     TERMINAL,
-    action_name,
+    action_label,
     card_code,
 )
 from .errors import IllegalAction
@@ -234,15 +234,16 @@ class CrazyEightsState:
 
         Returns:
             ``"player 1's action 57 (Nominate suit S) is not legal: <why>; legal: <list>"``
-            (or the chance action's equivalent).
+            (or the chance action's equivalent); cards in the log's codes (``"Play AS"``,
+            :func:`~maumau_log.openspiel.actions.action_label`), as ``<why>`` names them.
         """
         player = self.current_player()
         chance = player == CHANCE
-        name = action_name(action, chance, self.n)
+        name = action_label(action, chance, self.n)
         legal = self.legal_actions()
         if player == TERMINAL:
             return f"{name}: the game is already over (the history goes on past its end)"
-        shown = ", ".join(action_name(a, chance, self.n) for a in legal[:8])
+        shown = ", ".join(action_label(a, chance, self.n) for a in legal[:8])
         if len(legal) > 8:
             shown += f", ... ({len(legal) - 8} more)"
         if chance:
@@ -261,7 +262,7 @@ class CrazyEightsState:
         elif NOMINATE_BASE <= action < NUM_ACTIONS:
             why = "no 8 was just played, so there is no suit to nominate"
         elif action < NUM_CARDS and not self.hands[player][action]:
-            why = f"{player} does not hold {card_code(action)}"
+            why = f"{who} does not hold {card_code(action)}"
         elif self.twos_left and action != PASS:
             why = (
                 f"facing {self.twos_left} cards to draw from 2s, only a 2 or a draw is allowed"

@@ -180,7 +180,7 @@
     var shown = shownState(cur);
     var s = shown.state;
     $("slider").value = String(cur);
-    $("step-label").textContent = "event " + cur + " of " + (total - 1);
+    $("step-label").textContent = "event " + cur + " of 0 to " + (total - 1);
     document.body.setAttribute("data-step", String(cur));
     document.body.setAttribute("data-state-at", String(shown.at));
 
