@@ -163,7 +163,8 @@ def test_the_cli_answers_in_json_and_by_exit_code() -> None:
         "legal": False,
         "code": "missed_penalty",
         "rule": "options draw, draw_answer = 'none'; PRESETS.md ruling 22",
-        "message": "ana must draw 2 (pending from a 7) or answer it; 7H does not answer it",
+        "message": "ana must draw 2 (pending from a 7); no card answers it here, so 7H may "
+        "not be played",
         "expected": "ana draws 2 (effect)",
     }
     r = runner.invoke(app, ["game", f, "club-2024-031", "--at", "5", "--try", "ana draws"])

@@ -306,9 +306,25 @@ def test_missed_penalty_cites_ruling_22() -> None:
         play("a", "7H"),
     ]
     v = violation([*start, play("b", "KH")])
-    assert v.message == "b must draw 2 (pending from a 7) or answer it; KH does not answer it"
+    assert (
+        v.message
+        == "b must draw 2 (pending from a 7); no card answers it here, so KH may not be played"
+    )
     assert v.rule == "options draw, draw_answer = 'none'; PRESETS.md ruling 22"
     assert violation([*start, pass_("b")]).rule == "option draw; PRESETS.md ruling 22"
+
+
+def test_missed_penalty_offers_an_answer_only_where_a_card_can_answer() -> None:
+    """Under ``draw_answer = "same_rank"`` (classic) a 7 answers a 7, so the message says
+    the draw may be answered; under standard's ``"none"`` nothing can (ruling 22)."""
+    start = [
+        game("classic"),
+        deal({"a": ["7H", "10C", "KC", "QC", "9C"], "b": ["9D", "KH", "JD", "KD", "10S"]}, "9H"),
+        play("a", "7H"),
+    ]
+    v = violation([*start, play("b", "KH")])
+    assert v.message == "b must draw 2 (pending from a 7) or answer it; KH does not answer it"
+    assert v.rule == "options draw, draw_answer = 'same_rank'; PRESETS.md ruling 22"
 
 
 def test_legal_text_does_not_guess_what_a_hidden_hand_may_do() -> None:

@@ -300,11 +300,22 @@ def turn_play_problem(s: State, player: str, card: Card) -> Problem | None:
             )
         if answers_draw(s, card):
             return None
+        r = s.rules
+        if r.draw_answer == "none" and not r.wild_on_pending and not r.draw_cancel:
+            # nothing answers a pending draw under this ruleset: do not suggest it
+            said = (
+                f"{player} must draw {pending} (pending from a {s.pending_rank}); no card "
+                f"answers it here, so {card} may not be played"
+            )
+        else:
+            said = (
+                f"{player} must draw {pending} (pending from a {s.pending_rank}) or answer "
+                f"it; {card} does not answer it"
+            )
         return (
             "missed_penalty",
-            f"{player} must draw {pending} (pending from a {s.pending_rank}) "
-            f"or answer it; {card} does not answer it",
-            f"options draw, draw_answer = {s.rules.draw_answer!r}; PRESETS.md ruling 22",
+            said,
+            f"options draw, draw_answer = {r.draw_answer!r}; PRESETS.md ruling 22",
         )
     if s.draws_this_turn:
         problem = after_draw_problem(s, player, card)
