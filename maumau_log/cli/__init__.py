@@ -239,7 +239,7 @@ def readable_metavars(command: Any) -> Any:
 HELP_PANELS: dict[str, tuple[str, ...]] = {
     "Check logs": ("validate", "convert", "compare", "rules", "simulate"),
     "Settle a dispute": ("game", "view", "review"),
-    "Datasets": ("ingest", "analyze", "stats", "match", "query", "verify", "compact"),
+    "Datasets": ("ingest", "analyze", "stats", "ratings", "match", "query", "verify", "compact"),
     "Audit, bots and other programs": ("audit", "bots", "import"),
 }
 """The panels ``maumau-log --help`` lists the commands in, in this order: the first thing a
