@@ -423,6 +423,9 @@ def _checked_sql(sql: str, allowed: set[str]) -> str:
     return text
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def check_query(sql: str, tables: Iterable[str]) -> str:
     """Check a query and return the SQL to run: generated from the checked syntax tree.
 
@@ -437,11 +440,19 @@ def check_query(sql: str, tables: Iterable[str]) -> str:
             :data:`MAX_TREE_DEPTH` (a :class:`BadQuery`).
         QueryRefused: a table function, a quoted path or a qualified name (something that
             could read outside the dataset), or a form that cannot be written back safely.
-        BadQuery: not exactly one query statement, SQL that cannot be parsed (also when
-            sqlglot itself fails on it), a statement that writes, query parameters, or a
-            table name that is neither one of ``tables`` nor a CTE of the query.
+        BadQuery: a character that is no text (a lone surrogate: a byte of the command
+            line that is not UTF-8), not exactly one query statement, SQL that cannot be
+            parsed (also when sqlglot itself fails on it), a statement that writes, query
+            parameters, or a table name that is neither one of ``tables`` nor a CTE of the
+            query.
     """
     allowed = {t.lower() for t in tables}
+    bad = _SURROGATE.search(sql)
+    if bad is not None:  # Python's stand-in for a byte of argv the locale did not decode
+        raise BadQuery(
+            f"character {bad.start() + 1} of the query is not text (the byte "
+            f"0x{ord(bad.group()) & 0xFF:02x} is not UTF-8): write the query in UTF-8"
+        )
     try:
         return _on_fresh_stack(lambda: _checked_sql(sql, allowed))
     except QueryRefused:
