@@ -8,6 +8,8 @@ cannot show (beyond year 9999). Each is the query's fault, told in one line.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -39,6 +41,54 @@ def test_undecodable_byte_in_the_query_is_a_bad_query_at_its_position(dataset: P
     assert _flat(res.output).startswith(
         "error: bad query: character 9 of the query is not text (the byte 0xff is not UTF-8)"
     )
+
+
+@pytest.mark.parametrize(
+    ("sql", "message"),
+    [
+        (
+            "select cast('1' as decimal(50,2)) as d",
+            "error: bad query: assertion failed: dec128_verify_prec_scale(p, s).is_ok()",
+        ),
+        (
+            "select cast(1 as decimal(38,40)) as d",
+            "error: bad query: assertion failed: "
+            "dec128_verify_prec_scale(to_precision, to_scale).is_ok()",
+        ),
+    ],
+)
+def test_polars_panic_is_a_bad_query_without_backtrace(
+    dataset: Path, sql: str, message: str
+) -> None:
+    """Run as a process: the panic's backtrace goes to descriptor 2, past ``sys.stderr``."""
+    res = subprocess.run(
+        [sys.executable, "-m", "maumau_log", "query", str(dataset), sql],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert res.returncode == 2, res.stderr
+    assert res.stdout == ""
+    assert res.stderr.strip() == message
+    assert "panicked" not in res.stderr and "backtrace" not in res.stderr
+
+
+@pytest.mark.parametrize("fmt", ["table", "json"])
+def test_date_beyond_year_9999_is_a_bad_query_when_shown(dataset: Path, fmt: str) -> None:
+    sql = "select now() + interval '9999999999 days' as t"
+    res = runner.invoke(app, ["query", str(dataset), sql, "--format", fmt])
+    assert res.exit_code == 2
+    assert _flat(res.output) == (
+        "error: bad query: cannot show the result: year -92944 is out of range"
+    )
+
+
+def test_date_beyond_year_9999_as_csv_is_printed_as_polars_writes_it(dataset: Path) -> None:
+    sql = "select cast(now() + interval '9999999999 days' as date) as t"
+    res = runner.invoke(app, ["query", str(dataset), sql, "--format", "csv"])
+    assert res.exit_code == 0
+    assert res.stdout.splitlines()[0] == "t"
+    assert res.stdout.splitlines()[1].startswith("-92944-")
 
 
 def test_ordinary_query_still_answers(dataset: Path) -> None:
