@@ -95,3 +95,42 @@ def test_ordinary_query_still_answers(dataset: Path) -> None:
     res = runner.invoke(app, ["query", str(dataset), "select count(*) as n from games",
                               "--format", "json"])  # fmt: skip
     assert res.exit_code == 0 and res.stdout == '[{"n": 3}]\n'
+
+
+@pytest.mark.parametrize(
+    ("sql", "message"),
+    [
+        (
+            "select lpad('a', 100000000000, 'x') as s",
+            "lpad() of 100,000,000,000 is over the limit of 1,000,000 characters",
+        ),
+        (
+            "select rpad('a', 1000001, 'x') as s",
+            "rpad() of 1,000,001 is over the limit of 1,000,000 characters",
+        ),
+        (
+            "select repeat('a', 1e9) as s",
+            "repeat() of 1,000,000,000 is over the limit of 1,000,000 characters",
+        ),
+        (
+            "select range(1, 100000000000) as r",
+            "range() of 99,999,999,999 is over the limit of 1,000,000 values",
+        ),
+        (
+            "select generate_series(0, 20000000, 10) as r",
+            "generate_series() of 2,000,000 is over the limit of 1,000,000 values",
+        ),
+    ],
+)
+def test_literal_size_over_the_limit_is_refused_before_running(
+    dataset: Path, sql: str, message: str
+) -> None:
+    res = runner.invoke(app, ["query", str(dataset), sql])
+    assert res.exit_code == 2
+    assert _flat(res.output) == f"error: bad query: {message} a query may ask for"
+
+
+def test_literal_size_at_the_limit_still_runs(dataset: Path) -> None:
+    sql = "select length(rpad('a', 1000000, 'x')) as n"
+    res = runner.invoke(app, ["query", str(dataset), sql, "--format", "json"])
+    assert res.exit_code == 0 and res.stdout == '[{"n": 1000000}]\n'
