@@ -8,8 +8,12 @@ not one, an unknown game, bad SQL) is one line on stderr and exit 2.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -83,7 +87,68 @@ _QUERY_FAULTS = (
 while a query runs comes from reading the files."""
 
 
-def _polars_error(exc: Exception) -> str:
+_RESULT_FAULTS = (
+    pl.exceptions.PanicException,
+    pl.exceptions.ComputeError,
+    ValueError,
+    OverflowError,
+)
+"""What Polars raises while it computes or Python while it shows a query's answer when the
+query asks the impossible: a Rust panic (``cast(1 as decimal(38,40))``), a date beyond
+year 9999 (``now() + interval '9999999999 days'``). Exit 2, "bad query", unless a stored
+file turns out damaged (:func:`_result_fault`)."""
+
+
+class _HeldStderr:
+    """Whether what was written to the stderr descriptor meanwhile is dropped."""
+
+    def __init__(self) -> None:
+        self.cleared = False
+
+
+@contextlib.contextmanager
+def _rust_stderr_held() -> Iterator[_HeldStderr]:
+    """Hold what is written to file descriptor 2 (where a Rust panic prints itself and
+    its backtrace, past Python's ``sys.stderr``) while the block runs; write it out after,
+    unless the block raised one of :data:`_RESULT_FAULTS` (told in one line instead).
+    """
+    held = _HeldStderr()
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError):  # no real descriptor 2: nothing to hold
+        yield held
+        return
+    with tempfile.TemporaryFile() as tmp:
+        os.dup2(tmp.fileno(), 2)
+        try:
+            yield held
+        except _RESULT_FAULTS:  # the query's fault, told in one line: no backtrace
+            held.cleared = True
+            raise
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            if not held.cleared:
+                tmp.seek(0)
+                text = tmp.read()
+                if text:
+                    os.write(2, text)
+
+
+def _result_fault(exc: BaseException, dataset: object) -> str:
+    """The message for an error while a query's answer was computed: a damaged stored file
+    (named, :func:`dataset_read_error`), a result too large, or else the query's fault."""
+    text = _polars_error(exc)
+    if not isinstance(exc, (ValueError, OverflowError)):
+        from ..store import unreadable_file
+
+        if "maximum length reached" in text or unreadable_file(str(dataset)) is not None:
+            return dataset_read_error(exc, dataset)
+    return f"bad query: {text}"
+
+
+def _polars_error(exc: BaseException) -> str:
     first = str(exc).strip().splitlines()
     return first[0] if first else type(exc).__name__
 
@@ -405,7 +470,8 @@ def query_cmd(
     from ..store.sqlguard import BadQuery, QueryRefused  # sqlglot: only for query
 
     try:
-        df = Dataset(dataset).sql(sql)
+        with _rust_stderr_held():
+            df = Dataset(dataset).sql(sql)
     except BadQuery as exc:
         fail(f"bad query: {exc}")
     except QueryRefused as exc:
@@ -414,12 +480,18 @@ def query_cmd(
         fail(str(exc))
     except _QUERY_FAULTS as exc:
         fail(f"bad query: {_polars_error(exc)}")
+    except _RESULT_FAULTS as exc:  # a panic's backtrace (held) is not shown
+        fail(_result_fault(exc, dataset))
     except pl.exceptions.PolarsError as exc:  # a file Polars cannot read: damaged data
         fail(dataset_read_error(exc, dataset))
     if fmt == "table" and df.height > limit:
         err.print(f"showing {limit:,} of {df.height:,} rows (use --limit, or --format csv)")
         df = df.head(limit)
-    _emit(df, fmt, None)
+    try:
+        with _rust_stderr_held():
+            _emit(df, fmt, None)
+    except _RESULT_FAULTS as exc:  # a value Python cannot show (a date beyond year 9999)
+        fail(f"bad query: cannot show the result: {_polars_error(exc)}")
 
 
 @app.command("analyze")

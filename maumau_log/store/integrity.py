@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .layout import DatasetError
+from .paths import damaged_manifest
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -85,6 +86,43 @@ def _check_one(root: Path, rel: str, want: str) -> None:
     if got != want:
         raise changed(path, root, got, want)
     _VERIFIED.add(key)
+
+
+_HEX = frozenset("0123456789abcdef")
+
+
+def check_file_info(
+    manifest: Path, files: Mapping[str, Iterable[str]], file_info: Mapping[str, Mapping[str, Any]]
+) -> None:
+    """Check that every listed file has its recorded size and SHA-256.
+
+    Every manifest of dataset version 2 records both for each file it lists (a version-1
+    manifest may not; its files are checked for size where recorded, as before). A file
+    listed without them would be read unchecked, so such a manifest is refused.
+
+    Args:
+        manifest: the manifest's path (named in the error).
+        files: table name to its listed files.
+        file_info: the manifest's ``file_info``.
+    Raises:
+        DatasetError: a listed file lacks ``bytes`` (a whole number of bytes, at least 0)
+            or ``sha256`` (64 lowercase hexadecimal digits).
+    """
+    for rels in files.values():
+        for rel in rels:
+            info = file_info.get(rel, {})
+            size, digest = info.get("bytes"), info.get("sha256")
+            if type(size) is not int or size < 0:
+                why = "no recorded size" if size is None else f"a size of {size!r}"
+            elif not (isinstance(digest, str) and len(digest) == 64 and set(digest) <= _HEX):
+                why = "no recorded SHA-256" if digest is None else "a SHA-256 that is no digest"
+            else:
+                continue
+            raise damaged_manifest(
+                manifest,
+                f"the file {rel!r} has {why} in 'file_info' (dataset version 2 "
+                "records the size and SHA-256 of every file)",
+            )
 
 
 def check_sums(root: Path, file_info: Mapping[str, Mapping[str, Any]], rels: Iterable[str]) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 
 import polars as pl
 
-from .integrity import check_sums, file_sha256
+from .integrity import check_file_info, check_sums, file_sha256
 from .layout import (
     ALL_TABLES,
     DATASET_VERSION,
@@ -27,7 +27,7 @@ from .layout import (
     DatasetError,
     polars_schema,
 )
-from .paths import check_entry, check_listed, check_tables, read_manifest_text
+from .paths import check_file_map, check_listed, check_tables, read_manifest_text
 
 __all__ = ["file_sha256"]  # re-exported: the store's checksum of a file
 
@@ -79,7 +79,10 @@ def read_manifest(dataset: str | os.PathLike[str]) -> Manifest:
         DatasetError: the folder does not exist, is not a dataset (no manifest), or its
             manifest is unreadable, of a newer version, a symbolic link, or lists a file
             that is not a plain path inside the dataset
-            (:func:`~maumau_log.store.paths.check_entry`).
+            (:func:`~maumau_log.store.paths.check_entry`); a damaged manifest: ``files``
+            not a list per table of its version or a file listed twice
+            (:func:`~maumau_log.store.paths.check_file_map`), a version-2 file without its
+            size and SHA-256 (:func:`~maumau_log.store.integrity.check_file_info`).
     """
     root = Path(dataset)
     if not root.exists():
@@ -107,24 +110,19 @@ def read_manifest(dataset: str | os.PathLike[str]) -> Manifest:
             f"{path}: dataset version {version!r}; this maumau-log reads version "
             f"{DATASET_VERSION} (upgrade maumau-log)"
         )
-    files = data.get("files") or {}
+    listed = check_file_map(path, version, data.get("files"))
     info = data.get("file_info") or {}
-    if not isinstance(files, dict) or not all(
-        isinstance(files.get(t, []), list) for t in ALL_TABLES
-    ):
-        raise DatasetError(f"{path}: not a maumau-log dataset manifest (files is no table map)")
-    listed = {t: [str(f) for f in files.get(t, [])] for t in ALL_TABLES}
-    for table, rels in listed.items():
-        for rel in rels:
-            check_entry(path, table, rel)
+    file_info = {
+        str(k): dict(v)
+        for k, v in (info.items() if isinstance(info, dict) else [])
+        if isinstance(v, dict)
+    }
+    if version >= 2:
+        check_file_info(path, listed, file_info)
     return Manifest(
         files=listed,
         ingests=list(data.get("ingests") or []),
-        file_info={
-            str(k): dict(v)
-            for k, v in (info.items() if isinstance(info, dict) else [])
-            if isinstance(v, dict)
-        },
+        file_info=file_info,
     )
 
 

@@ -33,6 +33,10 @@ from pathlib import Path
 
 from .layout import ALL_TABLES, MANIFEST, DatasetError
 
+FIRST_TABLES: tuple[str, ...] = ("games", "results", "events", "violations")
+"""The tables every manifest lists, of every dataset version; a version-1 manifest may lack
+the later ones (the audit facts, ``matches``), which then read as empty."""
+
 _NAME = r"[A-Za-z0-9][A-Za-z0-9_.-]{0,200}"
 _VALUE = r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}"
 ENTRY = re.compile(
@@ -73,6 +77,66 @@ def check_entry(manifest: Path, table: str, rel: str) -> None:
             f"dataset (each is {table}/ruleset=R/date=D/NAME.parquet, a relative path "
             "without '..'); the manifest was changed outside maumau-log: refusing the dataset"
         )
+
+
+def damaged_manifest(manifest: Path, why: str) -> DatasetError:
+    """The error for a manifest that does not describe a dataset maumau-log wrote (exit 2).
+
+    Nothing is read by its list and nothing is deleted by it: a clean-up trusting a
+    manifest that lists no files would delete every stored file as a leftover.
+    """
+    return DatasetError(
+        f"{manifest}: damaged manifest: {why}; the manifest was changed outside maumau-log: "
+        "refusing the dataset (nothing was read or deleted)"
+    )
+
+
+def check_file_map(manifest: Path, version: int, files: object) -> dict[str, list[str]]:
+    """Check the manifest's ``files``: a table map listing each table's files once.
+
+    Every manifest maumau-log writes lists every table of its version, an empty list for a
+    table without files (a dataset of zero games too). Version 1 may lack the tables added
+    later (the audit facts, ``matches``); those read as empty.
+
+    Args:
+        manifest: the manifest's path (named in the error).
+        version: its dataset version (already checked to be one this maumau-log reads).
+        files: the ``files`` value as parsed from the JSON.
+    Returns:
+        Table name to its files, for every table of :data:`ALL_TABLES`.
+    Raises:
+        DatasetError: ``files`` is not an object; a table of the version is missing or not
+            a list of strings; an entry is not a plain path of its table
+            (:func:`check_entry`); a file is listed twice.
+    """
+    if not isinstance(files, dict):
+        raise damaged_manifest(
+            manifest,
+            f"'files' is {type(files).__name__ if files is not None else 'null'}, "
+            "not an object of the tables' file lists",
+        )
+    required = ALL_TABLES if version >= 2 else FIRST_TABLES
+    listed: dict[str, list[str]] = {}
+    seen: set[str] = set()
+    for table in ALL_TABLES:
+        rels = files.get(table)
+        if rels is None and table not in required:
+            rels = []
+        if not isinstance(rels, list) or not all(isinstance(r, str) for r in rels):
+            what = "missing" if table not in files else "not a list of file paths"
+            raise damaged_manifest(
+                manifest,
+                f"'files' of table {table!r} is {what} (version {version} lists "
+                "every table, an empty list for none)",
+            )
+        for rel in rels:
+            check_entry(manifest, table, rel)
+            key = os.path.normpath(rel)
+            if key in seen:
+                raise damaged_manifest(manifest, f"the file {rel!r} is listed twice")
+            seen.add(key)
+        listed[table] = list(rels)
+    return listed
 
 
 def _lstat(path: Path) -> os.stat_result | None:

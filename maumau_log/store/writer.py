@@ -355,6 +355,10 @@ class DatasetWriter:
         moves = [(self.tmp / r, self.root / r, r, name) for r, name in self._written.items()]
         if moves or self._removed:
             info = {k: v for k, v in self.manifest.file_info.items() if k not in self._removed}
+            for rel in {f for fs in self.manifest.files.values() for f in fs} - self._removed:
+                if "sha256" not in info.get(rel, {}):  # a version-1 file: version 2 records all
+                    kept = self.root / rel
+                    info[rel] = {"bytes": kept.stat().st_size, "sha256": file_sha256(kept)}
             for src, _dst, rel, _name in moves:
                 with open(src, "rb") as fh:
                     os.fsync(fh.fileno())
