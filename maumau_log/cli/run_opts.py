@@ -31,7 +31,7 @@ EngineOpt = Annotated[
     str,
     typer.Option(
         "--engine",
-        help="local (this machine's cores) or ray (a Ray cluster; needs maumau-log[ray]).",
+        help="local (this machine's cores) or ray (a Ray cluster; needs maumau-log\\[ray]).",
     ),
 ]
 AddressOpt = Annotated[
