@@ -275,6 +275,8 @@ def audit(
     jobs: int | None = None,
     engine: str = "local",
     address: str | None = None,
+    since: str | None = None,
+    until: str | None = None,
 ) -> AuditReport:
     """Audit a dataset: deal fairness, seat advantage, suspicious play, invalid games
     (``maumau-log audit``; ``report.to_dict()`` is the ``audit --format json`` document).
@@ -290,14 +292,18 @@ def audit(
             is the same bytes whatever the number.
         engine: ``"local"`` (this process or a pool) or ``"ray"``.
         address: the Ray cluster to join with ``engine="ray"`` (None: a local Ray).
+        since: audit only the games dated on or after this ``YYYY-MM-DD`` day
+            (``audit --since``; the JSON document then holds ``since``).
+        until: audit only the games dated on or before this day (``audit --until``).
     Raises:
         DatasetError: the dataset is missing or damaged.
-        ValueError: ``alpha`` not in (0, 1) or ``min_games`` below 1.
+        ValueError: ``alpha`` not in (0, 1), ``min_games`` below 1, or a bound that is
+            not a calendar date.
     """
     from ..audit import audit as run_audit
 
     path = dataset.path if isinstance(dataset, Dataset) else Path(os.fspath(dataset))
     return run_audit(
         path, alpha=alpha, min_games=min_games, replay=replay, bot_likeness=bot_likeness,
-        jobs=jobs, engine=engine, address=address,
+        jobs=jobs, engine=engine, address=address, since=since, until=until,
     )  # fmt: skip

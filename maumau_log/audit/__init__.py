@@ -59,6 +59,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..store import scan_all
+from ..store.layout import DateWindow
 from .accumulators import FactsStream, _Data, collect
 from .findings import (  # noqa: F401  (the audit's API, re-exported)
     DEFAULT_ALPHA,
@@ -106,6 +107,7 @@ class AuditInput:
         min_games: the smallest sample a test runs on.
         tables: the report's descriptive tables (a test may add one).
         rows: per-player rows of the ``players`` table (a test may add columns).
+        window: the games audited, by date (a test that queries the dataset keeps to it).
     """
 
     data: _Data
@@ -113,13 +115,14 @@ class AuditInput:
     min_games: int
     tables: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     rows: dict[str, dict[str, Any]] = field(default_factory=dict)
+    window: DateWindow = field(default_factory=DateWindow)
 
     @property
     def facts(self) -> FactsStream:
         """One record per replayed valid game, replayed again from the dataset on each
         iteration (one game held at a time: memory does not grow with the games; each
         pass costs one more replay of the stored events)."""
-        return FactsStream(self.dataset, self.data.games, self.data.replayed)
+        return FactsStream(self.dataset, self.data.games, self.data.replayed, self.window)
 
 
 if TYPE_CHECKING:
@@ -151,6 +154,8 @@ def audit(
     jobs: int | None = None,
     engine: str = "local",
     address: str | None = None,
+    since: str | None = None,
+    until: str | None = None,
 ) -> AuditReport:
     """Audit a dataset: deal fairness, seat advantage, suspicious play, invalid games.
 
@@ -166,38 +171,46 @@ def audit(
             process). The report is byte-identical whatever the number.
         engine: ``local`` (a process pool) or ``ray`` (a Ray task per part).
         address: the Ray cluster (``ray`` only; default ``RAY_ADDRESS``, else a local one).
+        since: audit only the games dated on or after this ``YYYY-MM-DD`` day (their
+            ``date`` partition; games with no known date are left out once a bound is
+            given), as ``stats`` and ``ratings`` count them.
+        until: audit only the games dated on or before this day (as ``since``).
     Returns:
         The :class:`AuditReport`.
     Raises:
         DatasetError: the folder is not a usable dataset.
-        ValueError: ``alpha`` not in (0, 1) or ``min_games`` below 1.
+        ValueError: ``alpha`` not in (0, 1), ``min_games`` below 1, or a bound that is
+            not a calendar date.
     """
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be between 0 and 1, not {alpha}")
     if min_games < 1:
         raise ValueError(f"min_games must be at least 1, not {min_games}")
-    data = None if replay else collect_parts(dataset, jobs, engine, address)
+    window = DateWindow(since, until)
+    data = None if replay else collect_parts(dataset, jobs, engine, address, window=window)
     facts_from = "ingest"
     if data is None:  # written before the facts tables: replay the stored events
-        data = collect(dataset)
+        data = collect(dataset, window=window)
         facts_from = "replay"
         assert data.games is not None
         at = data.games.with_row_index("at")
-        data.invalid = invalid_counts(at, scan_all(dataset)["violations"])
+        data.invalid = invalid_counts(at, scan_all(dataset, window)["violations"])
         finish(data.acc)
-    report = AuditReport(dataset=str(dataset), alpha=alpha, min_games=min_games)
+    report = AuditReport(
+        dataset=str(dataset), alpha=alpha, min_games=min_games, since=since, until=until
+    )
     report.games = data.n_games
     report.valid = data.n_valid
     report.replayed = data.replayed
     report.facts_from = facts_from
-    given = AuditInput(data, dataset, min_games, report.tables)
+    given = AuditInput(data, dataset, min_games, report.tables, window=window)
     findings: list[Finding] = []
     for test in TESTS:
         findings += test(given)
     if bot_likeness is not None:  # the bot-likeness test lives in audit_botlike.py
         from .botlike import bot_likeness_tests
 
-        findings += bot_likeness_tests(dataset, min_games, bot_likeness)
+        findings += bot_likeness_tests(dataset, min_games, bot_likeness, window)
     rows = given.rows
     report.tables["players"] = [rows[p] for p in sorted(rows)]
     _correct(findings, alpha)

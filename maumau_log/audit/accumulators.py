@@ -24,6 +24,7 @@ import polars as pl
 
 from ..rules import Ruleset
 from ..store import UNKNOWN
+from ..store.layout import DateWindow
 from .collect import EVENT_BATCH, _GameFacts, _Replays, read_games, stream
 from .findings import FAST_MS, MAX_EVIDENCE, POWERS
 
@@ -426,7 +427,11 @@ class _Data:
     n_valid: int = 0
 
 
-def collect(dataset: str | os.PathLike[str], batch_rows: int = EVENT_BATCH) -> _Data:
+def collect(
+    dataset: str | os.PathLike[str],
+    batch_rows: int = EVENT_BATCH,
+    window: DateWindow | None = None,
+) -> _Data:
     """Replay every valid game of a dataset once, into the tests' accumulators.
 
     The events are read a batch at a time (:func:`~maumau_log.audit.collect.stream`) and
@@ -436,6 +441,7 @@ def collect(dataset: str | os.PathLike[str], batch_rows: int = EVENT_BATCH) -> _
     Args:
         dataset: the dataset folder.
         batch_rows: events read at a time.
+        window: only the games dated inside it (None: every game).
     Returns:
         The ``games`` rows (in table order) with a ``client`` column (``meta.client`` or
         ``meta.engine`` of the game's header, ``unknown`` when none or no events stored),
@@ -443,10 +449,10 @@ def collect(dataset: str | os.PathLike[str], batch_rows: int = EVENT_BATCH) -> _
     Raises:
         DatasetError: see :func:`~maumau_log.store.read_manifest`.
     """
-    games = read_games(dataset)
+    games = read_games(dataset, window)
     replays = _Replays(games)
     acc = Accumulators()
-    for at, g in stream(dataset, replays, batch_rows):
+    for at, g in stream(dataset, replays, batch_rows, window):
         acc.add(at, g)
     clients = replays.clients()
     with_client = games.join(clients, on="game_id", how="left", maintain_order="left")
@@ -461,18 +467,23 @@ class FactsStream:
     holding them all. ``len()`` is the number of games it yields."""
 
     def __init__(
-        self, dataset: str | os.PathLike[str], games: pl.DataFrame | None, count: int
+        self,
+        dataset: str | os.PathLike[str],
+        games: pl.DataFrame | None,
+        count: int,
+        window: DateWindow | None = None,
     ) -> None:
         self.dataset = dataset
         self.games = games
         self.count = count
+        self.window = window
 
     def __iter__(self) -> Iterator[_GameFacts]:
         games = self.games
         if games is None or "options" not in games.columns:  # the facts path: no options
-            games = read_games(self.dataset)
+            games = read_games(self.dataset, self.window)
         replays = _Replays(games.drop("client", strict=False))
-        for _, g in stream(self.dataset, replays):
+        for _, g in stream(self.dataset, replays, window=self.window):
             yield g
 
     def __len__(self) -> int:

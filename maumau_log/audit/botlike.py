@@ -70,6 +70,7 @@ from ..engine import Action, Engine, RuleViolation
 from ..events import Draw, Event, Game, Pass, Play, SuitChoice, decode_event
 from ..rules import Ruleset, RulesetError, resolve
 from ..store import scan_all
+from ..store.layout import DateWindow
 from .findings import Finding
 
 MIN_DECISIONS = 30
@@ -121,9 +122,12 @@ def obvious_move(engine: Engine, player: str, acts: list[Action]) -> Action:
     return _OBVIOUS.choose(BotTable(engine, {}, random.Random(0), record=False), player, acts)
 
 
-def _games(dataset: str | os.PathLike[str]) -> Iterator[tuple[str, Ruleset, list[Event]]]:
-    """The valid games (sorted by id) with their rulesets and decoded events."""
-    tables = scan_all(dataset)
+def _games(
+    dataset: str | os.PathLike[str], window: DateWindow | None
+) -> Iterator[tuple[str, Ruleset, list[Event]]]:
+    """The valid games dated inside ``window`` (sorted by id) with their rulesets and
+    decoded events."""
+    tables = scan_all(dataset, window)
     games = (
         tables["games"]
         .filter(pl.col("valid"))
@@ -193,9 +197,10 @@ class Departures:
 
 
 def sample_decisions(
-    dataset: str | os.PathLike[str], settings: BotLikeness
+    dataset: str | os.PathLike[str], settings: BotLikeness, window: DateWindow | None = None
 ) -> tuple[list[Sampled], dict[str, int], dict[str, Departures]]:
-    """Find the departures, sample and value them (two passes over the dataset).
+    """Find the departures, sample and value them (two passes over the dataset's games
+    dated inside ``window``; None: every game).
 
     Returns:
         ``(valued departures, games per player, counts per player)``.
@@ -203,7 +208,7 @@ def sample_decisions(
     where: dict[str, list[tuple[str, int]]] = defaultdict(list)
     games_of: dict[str, set[str]] = defaultdict(set)
     counts: dict[str, Departures] = defaultdict(Departures)
-    for gid, rules, events in _games(dataset):
+    for gid, rules, events in _games(dataset, window):
         if isinstance(events[0], Game):
             for p in events[0].players:
                 games_of[p].add(gid)
@@ -229,7 +234,7 @@ def sample_decisions(
         chosen.update(spots)
     wanted = {gid for gid, _ in chosen}
     out: list[Sampled] = []
-    for gid, rules, events in _games(dataset):
+    for gid, rules, events in _games(dataset, window):
         if gid not in wanted:
             continue
         for i, p, engine, acts, act in _decisions(rules, events):
@@ -283,7 +288,10 @@ def agreement_test(rows: list[Sampled], player: str) -> tuple[int, int, float, f
 
 
 def bot_likeness_tests(
-    dataset: str | os.PathLike[str], min_games: int, settings: BotLikeness
+    dataset: str | os.PathLike[str],
+    min_games: int,
+    settings: BotLikeness,
+    window: DateWindow | None = None,
 ) -> list[Finding]:
     """The audit's bot-likeness findings, one per player (section ``bot_likeness``).
 
@@ -291,11 +299,12 @@ def bot_likeness_tests(
         dataset: a dataset folder made by ``ingest``.
         min_games: the audit's smallest sample (games the player played).
         settings: rollouts, departures valued per player, seed.
+        window: only the games dated inside it (None: every game).
     Returns:
         Findings with raw p-values (``n`` valued departures, ``statistic`` their matches,
         ``expected`` E); the audit Holm-corrects them with its others.
     """
-    rows, games, counts = sample_decisions(dataset, settings)
+    rows, games, counts = sample_decisions(dataset, settings, window)
     out = []
     for p in sorted(games):
         f = Finding(

@@ -26,6 +26,7 @@ from ..scoring.matches import RoundContext
 from ..store import UNKNOWN, check_files, scan_all
 from ..store.facts import time_ms
 from ..store.integrity import check_sums
+from ..store.layout import DateWindow
 from .findings import (
     _DECISIONS,
     CALL_REASONS,
@@ -241,17 +242,21 @@ class _Replays:
         return g
 
 
-def read_games(dataset: str | os.PathLike[str]) -> pl.DataFrame:
-    """The ``games`` columns the audit uses (a few small columns per game).
+def read_games(dataset: str | os.PathLike[str], window: DateWindow | None = None) -> pl.DataFrame:
+    """The ``games`` columns the audit uses (a few small columns per game), of the games
+    dated inside ``window`` (None: every game).
 
     Raises:
         DatasetError: see :func:`~maumau_log.store.read_manifest`.
     """
-    return scan_all(Path(dataset))["games"].select(_GAME_COLUMNS).collect()
+    return scan_all(Path(dataset), window)["games"].select(_GAME_COLUMNS).collect()
 
 
 def stream(
-    dataset: str | os.PathLike[str], replays: _Replays, batch_rows: int = EVENT_BATCH
+    dataset: str | os.PathLike[str],
+    replays: _Replays,
+    batch_rows: int = EVENT_BATCH,
+    window: DateWindow | None = None,
 ) -> Iterator[tuple[int, _GameFacts]]:
     """Replay a dataset's valid games, one at a time, reading its events a batch at a time.
 
@@ -264,6 +269,7 @@ def stream(
         dataset: the dataset folder.
         replays: the replayer (holds the ``games`` rows; gathers the clients).
         batch_rows: events read at a time.
+        window: only the ``events`` files of partitions dated inside it (None: all).
     Yields:
         ``(games row index, facts)`` of every valid game that replays, in file order.
     Raises:
@@ -272,8 +278,9 @@ def stream(
     """
     root = Path(dataset)
     manifest = check_files(root, tables=("events",))
-    check_sums(root, manifest.file_info, manifest.files["events"])
-    for rel in manifest.files["events"]:
+    files = (window or DateWindow()).files(manifest.files)["events"]
+    check_sums(root, manifest.file_info, files)
+    for rel in files:
         gid: str | None = None
         idx: list[int] = []
         raws: list[str] = []

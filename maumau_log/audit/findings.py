@@ -86,6 +86,9 @@ class AuditReport:
         alpha: the family-wise significance level.
         min_games: the smallest sample tested.
         correction: ``"holm"``.
+        since: the first day audited (``YYYY-MM-DD``, the games' ``date`` partition),
+            None for no bound; in the JSON document only when set.
+        until: the last day audited (as ``since``).
         games, valid, replayed: games in the dataset, valid ones, valid ones re-replayed
             (a valid game whose stored events do not replay alone, e.g. a match round that
             needs its earlier rounds, is left out of the play tests).
@@ -101,6 +104,8 @@ class AuditReport:
     alpha: float
     min_games: int
     correction: str = "holm"
+    since: str | None = None
+    until: str | None = None
     games: int = 0
     valid: int = 0
     replayed: int = 0
@@ -120,11 +125,13 @@ class AuditReport:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
+        window = {k: v for k, v in (("since", self.since), ("until", self.until)) if v}
         return {
             "dataset": self.dataset,
             "alpha": self.alpha,
             "min_games": self.min_games,
             "correction": self.correction,
+            **window,
             "games": self.games,
             "valid": self.valid,
             "replayed": self.replayed,

@@ -37,6 +37,7 @@ import pyarrow.parquet as pq
 
 from ..store import check_files, scan_paths
 from ..store.integrity import check_sums
+from ..store.layout import DateWindow
 from .accumulators import _Data
 from .collect import _GAME_COLUMNS
 from .merge import Partial, finish, merge
@@ -233,6 +234,7 @@ def collect_parts(
     engine: str = "local",
     address: str | None = None,
     part_games: int | None = None,
+    window: DateWindow | None = None,
 ) -> _Data | None:
     """The audit's input from the facts tables, part by part (see the module's text).
 
@@ -242,6 +244,7 @@ def collect_parts(
         engine: ``local`` or ``ray``.
         address: the Ray cluster (``ray`` only).
         part_games: about how many games a part holds (default :data:`PART_GAMES`).
+        window: only the partitions dated inside it (None: every game).
     Returns:
         The merged, finished counts; None when a game with a header has no facts
         (the audit then replays the stored events).
@@ -259,11 +262,12 @@ def collect_parts(
     root = Path(dataset)
     part_games = part_games or PART_GAMES
     manifest = check_files(root)
+    files = (window or DateWindow()).files(manifest.files)
     for t in (*_READ, "violations"):
-        check_sums(root, manifest.file_info, manifest.files.get(t, []))
+        check_sums(root, manifest.file_info, files.get(t, []))
     total: Partial | None = None
     for by_partition in (False, True):
-        parts = plan_parts(root, manifest.files, part_games, by_partition)
+        parts = plan_parts(root, files, part_games, by_partition)
         total = Partial()
         for p in _run(root, parts, jobs, engine, address):
             merge(total, p)

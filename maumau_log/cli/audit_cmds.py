@@ -30,7 +30,9 @@ from ..audit import DEFAULT_ALPHA, DEFAULT_MIN_GAMES, AuditReport, _fmt_p, repor
 from ..audit.botlike import BotLikeness
 from ..audit.findings import Finding
 from ..store import DatasetError
+from ..store.layout import DateWindow
 from . import EXIT_OK, EXIT_VIOLATIONS, app, clean, dataset_read_error, err, fail, out
+from .date_opts import SinceOpt, UntilOpt
 from .run_opts import ENGINES, AddressOpt, EngineOpt, JobsOpt
 
 AUDIT_FORMATS = ("table", "json", "html")
@@ -261,6 +263,8 @@ def audit_cmd(
     jobs: JobsOpt = None,
     engine: EngineOpt = "local",
     address: AddressOpt = None,
+    since: SinceOpt = None,
+    until: UntilOpt = None,
 ) -> None:
     """Audit a dataset: fairness of the deal, seat advantage, suspicious play, invalid games.
 
@@ -279,6 +283,10 @@ def audit_cmd(
     if bot_rollouts < 1 or bot_decisions < 1:
         raise typer.BadParameter("must be at least 1", param_hint="--bot-rollouts/--bot-decisions")
     settings = BotLikeness(bot_rollouts, bot_decisions, bot_seed) if bot_likeness else None
+    try:
+        DateWindow(since, until)
+    except ValueError as exc:
+        fail(str(exc))
     if engine not in ENGINES:
         fail(f"--engine must be one of {', '.join(ENGINES)}, not {engine!r}")
     if engine == "ray" and importlib.util.find_spec("ray") is None:
@@ -286,7 +294,7 @@ def audit_cmd(
     try:
         report = audit(
             dataset, alpha=alpha, min_games=min_games, bot_likeness=settings, replay=replay,
-            jobs=jobs, engine=engine, address=address,
+            jobs=jobs, engine=engine, address=address, since=since, until=until,
         )  # fmt: skip
     except DatasetError as exc:
         fail(str(exc))

@@ -20,6 +20,7 @@ import typer
 from ..stats.ratings import BY_CHOICES, MODELS, history_frame, rate, ratings_frame
 from ..store.manifest import DatasetError, scan
 from . import app, dataset_read_error, err, fail, out
+from .date_opts import SinceOpt, UntilOpt
 from .frames import DatasetArg, _check_format, _emit, _print_board
 from .tables import BoardColumn
 
@@ -337,12 +338,8 @@ def ratings_cmd(
         str | None,
         typer.Option(metavar="NAME,...", help="Only these rulesets, rated as one (pooled)."),
     ] = None,
-    since: Annotated[
-        str | None, typer.Option(help="Only games dated on or after YYYY-MM-DD.")
-    ] = None,
-    until: Annotated[
-        str | None, typer.Option(help="Only games dated on or before YYYY-MM-DD.")
-    ] = None,
+    since: SinceOpt = None,
+    until: UntilOpt = None,
     by: Annotated[str, typer.Option(help="Rate each round, or each whole match.")] = "round",
     model: Annotated[
         str, typer.Option(help=f"The OpenSkill model: {', '.join(MODELS)}.")

@@ -18,6 +18,7 @@ from ..api.dataset import Dataset
 from ..stats.players import STATS_BY
 from ..store.manifest import DatasetError
 from . import app, dataset_read_error, fail
+from .date_opts import SinceOpt, UntilOpt
 from .frames import DatasetArg, _check_format, _emit, _print_board
 from .tables import BOARD_COLUMNS, BOARD_TITLE, MATCH_BOARD_COLUMNS, MATCH_BOARD_TITLE
 
@@ -90,12 +91,8 @@ def stats_cmd(
     dataset: DatasetArg,
     ruleset: Annotated[str | None, typer.Option(help="Only this ruleset (preset).")] = None,
     player: Annotated[str | None, typer.Option(help="Only this player id.")] = None,
-    since: Annotated[
-        str | None, typer.Option(help="Only games dated on or after YYYY-MM-DD.")
-    ] = None,
-    until: Annotated[
-        str | None, typer.Option(help="Only games dated on or before YYYY-MM-DD.")
-    ] = None,
+    since: SinceOpt = None,
+    until: UntilOpt = None,
     include_invalid: Annotated[
         bool, typer.Option("--include-invalid", help="Also count invalid games.")
     ] = False,

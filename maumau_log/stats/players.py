@@ -10,12 +10,11 @@ docs/tutorials/club-statistics.md is made from it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 import polars as pl
 
-from ..store.layout import UNKNOWN
+from ..store.layout import DateWindow
 
 Z95 = 1.959963984540054
 """The two-sided 95% normal quantile used by the Wilson interval."""
@@ -27,7 +26,6 @@ STATS_BY: tuple[str, ...] = (*BY_CHOICES, "match")
 """What ``maumau-log stats --by`` accepts: a breakdown of the leaderboard, or ``match`` for
 the match leaderboard (:func:`match_stats`)."""
 
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 DRAW_COLUMNS: tuple[str, ...] = ("drawn_no_play", "drawn_voluntary", "drawn_effect", "drawn_cover")
 """``results`` columns of cards drawn, one per draw reason (penalty cards not included)."""
@@ -39,17 +37,6 @@ POWER_COLUMNS: tuple[str, ...] = (
     "cover_cards_played",
 )
 """``results`` columns of power cards played, one per power."""
-
-
-def _real_date(text: str) -> bool:
-    """True for a calendar date (``2024-02-30`` is not one)."""
-    import datetime as _dt
-
-    try:
-        _dt.date.fromisoformat(text)
-    except ValueError:
-        return False
-    return True
 
 
 def _common_filters(
@@ -69,15 +56,7 @@ def _common_filters(
         lf = lf.filter(pl.col("valid"))
     if ruleset is not None:
         lf = lf.filter(pl.col("ruleset") == ruleset)
-    if since is not None:
-        if not _DATE.match(since) or not _real_date(since):
-            raise ValueError(f"--since must be a date YYYY-MM-DD, not {since!r}")
-        lf = lf.filter((pl.col("date") != UNKNOWN) & (pl.col("date") >= since))
-    if until is not None:
-        if not _DATE.match(until) or not _real_date(until):
-            raise ValueError(f"--until must be a date YYYY-MM-DD, not {until!r}")
-        lf = lf.filter((pl.col("date") != UNKNOWN) & (pl.col("date") <= until))
-    return lf
+    return DateWindow(since, until).frame(lf)  # ValueError: a bound that is not a date
 
 
 def filter_results(

@@ -37,8 +37,7 @@ from typing import Any
 import polars as pl
 
 from ..scoring.rounds import HIGH_WINS
-from ..store.layout import UNKNOWN
-from .players import _DATE, _real_date
+from ..store.layout import DateWindow
 
 MODELS: dict[str, str] = {
     "plackett-luce": "PlackettLuce",
@@ -69,20 +68,8 @@ def make_model(name: str) -> Any:
     return getattr(models, MODELS[name])()
 
 
-def check_date(value: str | None, option: str) -> None:
-    """Raise ValueError unless ``value`` is None or a real ``YYYY-MM-DD`` date."""
-    if value is not None and (not _DATE.match(value) or not _real_date(value)):
-        raise ValueError(f"{option} must be a date YYYY-MM-DD, not {value!r}")
-
-
 def _window(lf: pl.LazyFrame, since: str | None, until: str | None) -> pl.LazyFrame:
-    check_date(since, "--since")
-    check_date(until, "--until")
-    if since is not None:
-        lf = lf.filter((pl.col("date") != UNKNOWN) & (pl.col("date") >= since))
-    if until is not None:
-        lf = lf.filter((pl.col("date") != UNKNOWN) & (pl.col("date") <= until))
-    return lf
+    return DateWindow(since, until).frame(lf)  # ValueError: a bound that is not a date
 
 
 def _instant(col: str) -> pl.Expr:

@@ -34,6 +34,7 @@ import os  # noqa: F401  (tests patch store.os)
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .layout import DateWindow  # noqa: F401
     from .manifest import (  # noqa: F401
         Manifest,
         _foreign_files,
@@ -92,6 +93,7 @@ if TYPE_CHECKING:
     )
 
 _LAZY: dict[str, str] = {
+    "DateWindow": "layout",
     "Manifest": "manifest",
     "_foreign_files": "manifest",
     "_fsync_dir": "manifest",

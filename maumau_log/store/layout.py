@@ -270,3 +270,93 @@ def polars_schema(table: str) -> pl.Schema:
     import polars as pl
 
     return pl.Schema([(name, _polars_type(code)) for name, code in COLUMNS[table]])
+
+
+class DateWindow:
+    """The games dated on or after ``since`` and on or before ``until`` (``--since``,
+    ``--until`` of ``stats``, ``ratings`` and ``audit``): a game's date is its ``date``
+    partition (the header's ``started_at`` or first ``t``), so a window selects whole
+    partitions. A game with no known date (``date=unknown``) is outside every window that
+    has a bound; with neither bound every game is inside.
+
+    Args:
+        since: ``YYYY-MM-DD`` or None (no lower bound).
+        until: ``YYYY-MM-DD`` or None (no upper bound).
+    Raises:
+        ValueError: a bound that is not a calendar date ``YYYY-MM-DD`` (the message names
+            the option: ``--since must be a date YYYY-MM-DD, not '2024-02-30'``).
+
+    >>> w = DateWindow("2024-03-01", "2024-03-31")
+    >>> w.keeps("2024-03-15"), w.keeps("2024-04-01"), w.keeps(UNKNOWN)
+    (True, False, False)
+    >>> w.keeps_file("games/ruleset=classic/date=2024-03-02/part-1.parquet")
+    True
+    >>> DateWindow().keeps(UNKNOWN)
+    True
+    """
+
+    __slots__ = ("since", "until")
+
+    def __init__(self, since: str | None = None, until: str | None = None) -> None:
+        for option, value in (("--since", since), ("--until", until)):
+            if value is not None and not _calendar_date(value):
+                raise ValueError(f"{option} must be a date YYYY-MM-DD, not {value!r}")
+        self.since = since
+        self.until = until
+
+    @property
+    def bounded(self) -> bool:
+        """True when the window has a bound (some games may be outside it)."""
+        return self.since is not None or self.until is not None
+
+    def keeps(self, date: str) -> bool:
+        """True when a game of the ``date`` partition is inside the window."""
+        if not self.bounded:
+            return True
+        if date == UNKNOWN:
+            return False
+        return (self.since is None or date >= self.since) and (
+            self.until is None or date <= self.until
+        )
+
+    def keeps_file(self, rel: str) -> bool:
+        """True when a dataset file (``table/ruleset=R/date=D/NAME.parquet``) holds games of
+        the window; a file with no ``date`` partition (``matches``) is kept."""
+        for part in rel.split("/")[1:-1]:
+            if part.startswith("date="):
+                return self.keeps(part[len("date=") :])
+        return True
+
+    def files(self, files: dict[str, list[str]]) -> dict[str, list[str]]:
+        """A manifest's file lists (table to paths) with only the window's files."""
+        if not self.bounded:
+            return files
+        return {t: [r for r in rels if self.keeps_file(r)] for t, rels in files.items()}
+
+    def frame(self, lf: pl.LazyFrame) -> pl.LazyFrame:
+        """``lf`` (rows with the ``date`` partition column) less the rows outside the
+        window (the filters reach the scan: Polars prunes the partitions)."""
+        import polars as pl
+
+        if self.since is not None:
+            lf = lf.filter((pl.col("date") != UNKNOWN) & (pl.col("date") >= self.since))
+        if self.until is not None:
+            lf = lf.filter((pl.col("date") != UNKNOWN) & (pl.col("date") <= self.until))
+        return lf
+
+    def __repr__(self) -> str:
+        return f"DateWindow({self.since!r}, {self.until!r})"
+
+
+def _calendar_date(text: str) -> bool:
+    """True for ``YYYY-MM-DD`` naming a real day (``2024-02-30`` is not one)."""
+    import datetime as _dt
+    import re
+
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text, flags=re.ASCII) is None:
+        return False
+    try:
+        _dt.date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True

@@ -12,7 +12,7 @@ import json
 import os
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,7 @@ from .layout import (
     FORMAT_NAME,
     MANIFEST,
     DatasetError,
+    DateWindow,
     polars_schema,
 )
 from .paths import check_file_map, check_listed, check_tables, read_manifest_text
@@ -316,8 +317,12 @@ def scan_paths(
     )
 
 
-def scan_all(dataset: str | os.PathLike[str]) -> dict[str, pl.LazyFrame]:
-    """Scan every table of a dataset (see :func:`scan`); table name to LazyFrame.
+def scan_all(
+    dataset: str | os.PathLike[str], window: DateWindow | None = None
+) -> dict[str, pl.LazyFrame]:
+    """Scan every table of a dataset (see :func:`scan`); table name to LazyFrame. With a
+    ``window`` (:class:`~maumau_log.store.layout.DateWindow`), only the files of the
+    partitions dated inside it are scanned (and checked).
 
     Each table is checked against its recorded SHA-256 when a query first reads it
     (:func:`checked_scan`), so a query of ``games`` does not hash ``events``.
@@ -328,6 +333,8 @@ def scan_all(dataset: str | os.PathLike[str]) -> dict[str, pl.LazyFrame]:
     """
     root = Path(dataset)
     manifest = check_files(root)
+    if window is not None and window.bounded:
+        manifest = replace(manifest, files=window.files(manifest.files))
     return {t: checked_scan(root, t, manifest) for t in ALL_TABLES}
 
 
