@@ -207,3 +207,39 @@ def _check_format(fmt: str) -> str:
 def _panel(panel: Panel) -> None:
     """Print a panel folding long lines (a path) inside it, never cutting them."""
     out.print(panel, soft_wrap=False)
+
+
+def note_nothing_matched(
+    dataset: Path, filters: dict[str, str | None], rows: str = "valid games"
+) -> None:
+    """On stderr, when a leaderboard came out empty: which filters were given and what the
+    dataset holds instead (each ruleset with its games and first and last day), so an
+    empty table is never a silent puzzle. Player text (rulesets, the filters) is escaped.
+
+    Args:
+        dataset: the dataset folder.
+        filters: option name (``--ruleset``) to the value given, None when not given.
+        rows: what the board counts, for the note when no filter was given.
+    """
+    from ..store import DatasetError, scan
+
+    given = ", ".join(f"{k} {v}" for k, v in filters.items() if v is not None)
+    try:
+        date = pl.col("date")
+        known = date.filter(date != "unknown")
+        held = (
+            scan(dataset, "games")
+            .group_by("ruleset")
+            .agg(pl.len().alias("games"), known.min().alias("first"), known.max().alias("last"))
+            .sort("ruleset")
+            .collect()
+        )
+    except (DatasetError, pl.exceptions.PolarsError, OSError):
+        return
+    parts = []
+    for r in held.iter_rows(named=True):
+        days = f", {r['first']} to {r['last']}" if r["first"] is not None else ", no dates"
+        parts.append(f"{r['ruleset']} ({r['games']:,} games{days})")
+    holds = "; ".join(parts) if parts else "no games"
+    what = f"nothing matches {given}" if given else f"no {rows}"
+    err.print(f"{safe(what)}: the dataset holds {safe(holds)}", highlight=False)

@@ -21,7 +21,7 @@ from ..stats.ratings import BY_CHOICES, MODELS, history_frame, rate, ratings_fra
 from ..store.manifest import DatasetError, scan
 from . import app, dataset_read_error, err, fail, out
 from .date_opts import SinceOpt, UntilOpt
-from .frames import DatasetArg, _check_format, _emit, _print_board
+from .frames import DatasetArg, _check_format, _emit, _print_board, note_nothing_matched
 from .tables import BoardColumn
 
 CHARTS = ("png", "html", "terminal")
@@ -422,5 +422,8 @@ def ratings_cmd(
         where = f", {groups[0]}" if len(groups) == 1 else ""
         title = f"Ratings ({model}, by {by}{where}), sorted by the conservative rating mu - 3 sigma"
         _print_board(shown, title, RATING_COLUMNS, wide=wide)
+        if df.is_empty():
+            filters = {"--ruleset": ruleset, "--player": player, "--since": since, "--until": until}
+            note_nothing_matched(dataset, filters)
         return
     _emit(df, fmt, dest)

@@ -19,7 +19,7 @@ from ..stats.players import STATS_BY
 from ..store.manifest import DatasetError
 from . import app, dataset_read_error, fail
 from .date_opts import SinceOpt, UntilOpt
-from .frames import DatasetArg, _check_format, _emit, _print_board
+from .frames import DatasetArg, _check_format, _emit, _print_board, note_nothing_matched
 from .tables import BOARD_COLUMNS, BOARD_TITLE, MATCH_BOARD_COLUMNS, MATCH_BOARD_TITLE
 
 
@@ -142,6 +142,9 @@ def stats_cmd(
         )
         if fmt == "table" and dest is None:
             _print_board(mdf, MATCH_BOARD_TITLE, MATCH_BOARD_COLUMNS, wide=wide, names=columns)
+            if mdf.is_empty():
+                filters = _filters(ruleset, player, since, until)
+                note_nothing_matched(dataset, filters, "valid matches")
             return
         _emit(mdf, fmt, dest)
         return
@@ -162,5 +165,13 @@ def stats_cmd(
         board = BOARD_COLUMNS + RATING_COLUMNS[:3]
     if fmt == "table" and dest is None:
         _print_board(df, BOARD_TITLE, board, wide=wide, names=columns)
+        if df.is_empty():
+            note_nothing_matched(dataset, _filters(ruleset, player, since, until))
         return
     _emit(df, fmt, dest)
+
+
+def _filters(
+    ruleset: str | None, player: str | None, since: str | None, until: str | None
+) -> dict[str, str | None]:
+    return {"--ruleset": ruleset, "--player": player, "--since": since, "--until": until}
