@@ -17,7 +17,14 @@ from typing import Annotated, Any
 import polars as pl
 import typer
 
-from ..stats.ratings import BY_CHOICES, MODELS, history_frame, rate, ratings_frame
+from ..stats.ratings import (
+    BY_CHOICES,
+    MODELS,
+    RatingModel,
+    history_frame,
+    rate,
+    ratings_frame,
+)
 from ..store.manifest import DatasetError, scan
 from . import app, dataset_read_error, err, fail, out
 from .date_opts import SinceOpt, UntilOpt
@@ -124,7 +131,7 @@ def ratings_table(
     dataset: Path,
     *,
     by: str = "round",
-    model: str = "plackett-luce",
+    model: str | RatingModel = "plackett-luce",
     pool: list[str] | None = None,
     since: str | None = None,
     until: str | None = None,
@@ -136,7 +143,7 @@ def ratings_table(
     options = {
         "what": "ratings",
         "by": by,
-        "model": model,
+        "model": str(model),
         "pool": pool,
         "since": since,
         "until": until,
@@ -165,7 +172,12 @@ _CONTEST_SCHEMA = pl.Schema(
 
 
 def _evaluation(
-    dataset: Path, by: str, model: str, pool: list[str] | None, since: str | None, until: str | None
+    dataset: Path,
+    by: str,
+    model: RatingModel,
+    pool: list[str] | None,
+    since: str | None,
+    until: str | None,
 ) -> dict[str, Any]:
     from ..stats import rating_cache
     from ..stats.rating_eval import evaluate
@@ -173,7 +185,7 @@ def _evaluation(
     options = {
         "what": "evaluate",
         "by": by,
-        "model": model,
+        "model": str(model),
         "pool": pool,
         "since": since,
         "until": until,
@@ -225,7 +237,7 @@ def _history(
     dataset: Path,
     board: pl.DataFrame,
     by: str,
-    model: str,
+    model: RatingModel,
     pool: list[str] | None,
     since: str | None,
     until: str | None,
@@ -344,6 +356,22 @@ def ratings_cmd(
     model: Annotated[
         str, typer.Option(help=f"The OpenSkill model: {', '.join(MODELS)}.")
     ] = "plackett-luce",
+    tau: Annotated[
+        float | None,
+        typer.Option(
+            help="The dynamics factor: uncertainty added before each contest, so ratings "
+            "follow recent play (default: openskill's 25/300).",
+            show_default=False,
+        ),
+    ] = None,
+    beta: Annotated[
+        float | None,
+        typer.Option(
+            help="The performance spread: the skill gap at which the better player wins "
+            "about 76% (default: openskill's 25/6).",
+            show_default=False,
+        ),
+    ] = None,
     fmt: Annotated[str, typer.Option("--format", help="table, csv, json or parquet.")] = "table",
     dest: Annotated[Path | None, typer.Option("--out", help="Write to this file.")] = None,
     chart: Annotated[
@@ -375,6 +403,10 @@ def ratings_cmd(
         raise typer.BadParameter("must be round or match", param_hint="--by")
     if model not in MODELS:
         raise typer.BadParameter(f"must be one of {', '.join(MODELS)}", param_hint="--model")
+    try:
+        spec = RatingModel(model, tau, beta)
+    except ValueError as exc:
+        fail(str(exc))
     if chart is not None and chart not in CHARTS:
         raise typer.BadParameter(f"must be one of {', '.join(CHARTS)}", param_hint="--chart")
     if chart in ("png", "html") and dest is None:
@@ -385,13 +417,13 @@ def ratings_cmd(
     if evaluate:
         if dest is not None or fmt != "table":
             fail("--evaluate prints a table, or JSON with --json")
-        doc = _evaluation(dataset, by, model, pool, since, until)
+        doc = _evaluation(dataset, by, spec, pool, since, until)
         if as_json:
             sys.stdout.write(json.dumps(doc, indent=1) + "\n")
         else:
             _print_evaluation(doc)
         return
-    df = ratings_table(dataset, by=by, model=model, pool=pool, since=since, until=until)
+    df = ratings_table(dataset, by=by, model=spec, pool=pool, since=since, until=until)
     if player is not None:
         df = df.filter(pl.col("player") == player)
     if chart is not None:
@@ -399,8 +431,8 @@ def ratings_cmd(
         board = df if player is not None else df.head(TOP)
         if board.is_empty():
             fail("no ratings to chart" + (f" for player {player!r}" if player else ""))
-        hist = _history(dataset, board, by, model, pool, since, until)
-        title = f"Ratings ({model}, by {by})"
+        hist = _history(dataset, board, by, spec, pool, since, until)
+        title = f"Ratings ({spec}, by {by})"
         if chart == "terminal":
             _terminal(hist, title)
             return
@@ -413,14 +445,14 @@ def ratings_cmd(
         err.print(f"wrote the {chart} chart ({len(data):,} bytes) to {dest}", highlight=False)
         return
     if as_json:
-        doc = {"model": model, "by": by, "ratings": df.to_dicts()}
+        doc = {"model": str(spec), "by": by, "ratings": df.to_dicts()}
         sys.stdout.write(json.dumps(doc, default=str) + "\n")
         return
     if fmt == "table" and dest is None:
         groups = df.get_column("ruleset").unique().to_list()
         shown = df.drop("ruleset") if len(groups) == 1 else df
         where = f", {groups[0]}" if len(groups) == 1 else ""
-        title = f"Ratings ({model}, by {by}{where}), sorted by the conservative rating mu - 3 sigma"
+        title = f"Ratings ({spec}, by {by}{where}), sorted by the conservative rating mu - 3 sigma"
         _print_board(shown, title, RATING_COLUMNS, wide=wide)
         if df.is_empty():
             filters = {"--ruleset": ruleset, "--player": player, "--since": since, "--until": until}

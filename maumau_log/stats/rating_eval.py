@@ -24,7 +24,7 @@ from typing import Any
 
 import polars as pl
 
-from .ratings import make_model, rate
+from .ratings import RatingModel, make_model, rate
 
 EPS = 1e-15
 """Chances are clipped to ``[EPS, 1 - EPS]`` before the logarithm (a sure forecast that
@@ -45,14 +45,16 @@ def _score(p: list[float], won: list[bool], into: dict[str, list[float]]) -> Non
 
 
 def evaluate(
-    contests: pl.DataFrame, model: str = "plackett-luce", train: float = 0.8
+    contests: pl.DataFrame, model: str | RatingModel = "plackett-luce", train: float = 0.8
 ) -> dict[str, Any]:
     """Rate the first ``train`` share of the contests, forecast the winners of the rest.
 
     Args:
         contests: ranked players in time order (:func:`~maumau_log.stats.ratings.round_contests`
             or :func:`~maumau_log.stats.ratings.match_contests`).
-        model: a :data:`~maumau_log.stats.ratings.MODELS` name.
+        model: a :data:`~maumau_log.stats.ratings.MODELS` name or a
+            :class:`~maumau_log.stats.ratings.RatingModel` (the document's ``model`` is its
+            text: ``plackett-luce, tau 0.1``).
         train: the share of contests (by count, in time order) rated before the forecasts.
     Returns:
         ``{"model", "train_contests", "test_contests", "forecast_contests", "log_loss":
@@ -98,7 +100,7 @@ def evaluate(
         for name, p in zip(FORECASTS, (p_rating, p_equal, p_rate), strict=True):
             _score(p, won, scores[name])
     doc: dict[str, Any] = {
-        "model": model,
+        "model": str(model),
         "train_contests": cut,
         "test_contests": n - cut,
         "forecast_contests": forecast,

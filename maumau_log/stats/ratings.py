@@ -55,17 +55,67 @@ Z = 3.0
 """The conservative rating is ``mu - Z * sigma`` (openskill's ``ordinal()``)."""
 
 
-def make_model(name: str) -> Any:
-    """The openskill model for a ``--model`` name, with openskill's default parameters.
+@dataclass(frozen=True)
+class RatingModel:
+    """A ``--model`` with its parameters (``--tau``, ``--beta``; None: openskill's default).
+
+    ``tau`` is the dynamics factor: the uncertainty added to every rating before each
+    contest, so that sigma never settles and a rating follows a player who changes
+    (openskill's default ``25/300``). ``beta`` is the performance spread: the skill gap
+    at which the better player wins about 76% of the time (default ``25/6``). A larger
+    ``tau`` makes ratings follow recent play; a smaller ``beta`` makes the ratings of
+    players with a steady record spread further apart.
+
+    Attributes:
+        name: a :data:`MODELS` name.
+        tau: the dynamics factor (>= 0), or None.
+        beta: the performance spread (> 0), or None.
+    Raises:
+        ValueError: an unknown name (the message lists :data:`MODELS`), a negative or
+            not finite ``tau``, a ``beta`` not above 0 or not finite.
+
+    >>> str(RatingModel()), str(RatingModel("thurstone-mosteller", tau=0.1))
+    ('plackett-luce', 'thurstone-mosteller, tau 0.1')
+    >>> RatingModel(beta=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: --beta must be a number above 0, not 0
+    """
+
+    name: str = "plackett-luce"
+    tau: float | None = None
+    beta: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.name not in MODELS:
+            raise ValueError(f"--model must be one of {', '.join(MODELS)}, not {self.name!r}")
+        if self.tau is not None and not (math.isfinite(self.tau) and self.tau >= 0):
+            raise ValueError(f"--tau must be a number of at least 0, not {self.tau:g}")
+        if self.beta is not None and not (math.isfinite(self.beta) and self.beta > 0):
+            raise ValueError(f"--beta must be a number above 0, not {self.beta:g}")
+
+    def build(self) -> Any:
+        """The :mod:`openskill.models` model."""
+        from openskill import models
+
+        params = {k: v for k, v in (("tau", self.tau), ("beta", self.beta)) if v is not None}
+        return getattr(models, MODELS[self.name])(**params)
+
+    def __str__(self) -> str:
+        params = [
+            f"{k} {v:g}" for k, v in (("tau", self.tau), ("beta", self.beta)) if v is not None
+        ]
+        return ", ".join([self.name, *params])
+
+
+def make_model(model: str | RatingModel) -> Any:
+    """The openskill model for a ``--model`` name (openskill's default parameters) or a
+    :class:`RatingModel`.
 
     Raises:
         ValueError: an unknown name (the message lists :data:`MODELS`).
     """
-    if name not in MODELS:
-        raise ValueError(f"--model must be one of {', '.join(MODELS)}, not {name!r}")
-    from openskill import models
-
-    return getattr(models, MODELS[name])()
+    return (model if isinstance(model, RatingModel) else RatingModel(model)).build()
 
 
 def _window(lf: pl.LazyFrame, since: str | None, until: str | None) -> pl.LazyFrame:
@@ -320,14 +370,14 @@ class Rated:
 
 def rate(
     contests: pl.DataFrame,
-    model: str = "plackett-luce",
+    model: str | RatingModel = "plackett-luce",
     track: set[tuple[str, str]] | None = None,
 ) -> Rated:
     """Rate the contests in the frame's order (:func:`round_contests`).
 
     Args:
         contests: ranked players, contest by contest, in time order.
-        model: a :data:`MODELS` name.
+        model: a :data:`MODELS` name or a :class:`RatingModel`.
         track: ``(group, player)`` ratings whose history to keep (for a chart).
     Returns:
         :class:`Rated`.
@@ -441,7 +491,7 @@ def player_ratings(
     dataset: str,
     *,
     by: str = "round",
-    model: str = "plackett-luce",
+    model: str | RatingModel = "plackett-luce",
     rulesets: Sequence[str] | None = None,
     since: str | None = None,
     until: str | None = None,
@@ -452,7 +502,7 @@ def player_ratings(
     Args:
         dataset: the dataset folder.
         by: ``"round"`` or ``"match"`` (:data:`BY_CHOICES`).
-        model: a :data:`MODELS` name.
+        model: a :data:`MODELS` name or a :class:`RatingModel` (``--tau``, ``--beta``).
         rulesets: rate only these rulesets (canonical preset names), pooled into one rating
             per player; None for one rating per player and ruleset.
         since, until: keep games (matches: their first round) dated on or after / on or
