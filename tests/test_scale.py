@@ -453,6 +453,10 @@ _LINES = [
     b'{"type":"game","format":"maumau-log/1","game_id":"cr","ruleset":"classic",'
     b'"players":["a","b"]}\r',
     b"y" * 700,  # no header, longer than every limit below
+    # "game" named, but in no header: in a short line, and past a line's first 300 bytes
+    b'{"type":"say","player":"a","text":"game"}',
+    b'{"type":"say","player":"a","text":"' + b"z" * 300 + b'","k":"game"}',
+    b"   ",
 ]
 
 
