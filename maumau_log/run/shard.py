@@ -409,10 +409,8 @@ def _cuts(path: Path, target: int, limit: int | None = None) -> list[tuple[int, 
                 if rel > at:  # no cut before ``want``: skip those lines, counted in C
                     n = buf.find(b"\n", rel - 1)  # ends the line before the first at >= want
                     if n < 0:
-                        last = buf.rfind(b"\n", at)
-                        if last >= at:
-                            lines += buf.count(b"\n", at, last + 1)
-                            at = last + 1
+                        skipped, at = _whole_lines(buf, at)
+                        lines += skipped
                         break
                     lines += buf.count(b"\n", at, n + 1)
                     at = n + 1
@@ -422,10 +420,8 @@ def _cuts(path: Path, target: int, limit: int | None = None) -> list[tuple[int, 
                 # at --jobs 2, one call per line, against 4 s for the replay itself)
                 hint = buf.find(_HEADER_HINT, at)
                 if hint < 0:
-                    last = buf.rfind(b"\n", at)
-                    if last >= at:
-                        lines += buf.count(b"\n", at, last + 1)
-                        at = last + 1
+                    skipped, at = _whole_lines(buf, at)
+                    lines += skipped
                     break
                 line_at = max(buf.rfind(b"\n", at, hint) + 1, at)
                 lines += buf.count(b"\n", at, line_at)
@@ -444,6 +440,15 @@ def _cuts(path: Path, target: int, limit: int | None = None) -> list[tuple[int, 
                     skip = True
             base += len(buf)
     return cuts  # (a last line without a newline is no cut: nothing follows it)
+
+
+def _whole_lines(buf: bytes, at: int) -> tuple[int, int]:
+    """(the lines that end in ``buf`` from ``at`` on, the offset after the last of them),
+    counted in C; ``(0, at)`` when none ends there."""
+    last = buf.rfind(b"\n", at)
+    if last < at:
+        return 0, at
+    return buf.count(b"\n", at, last + 1), last + 1
 
 
 def _may_cut(first: bytes, length: int, limit: int) -> bool:
