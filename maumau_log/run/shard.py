@@ -414,10 +414,8 @@ def _cuts(path: Path, target: int, limit: int | None = None) -> list[tuple[int, 
                         break
                     lines += buf.count(b"\n", at, n + 1)
                     at = n + 1
-                # at or after ``want`` only a line naming ``"game"`` in its first 300
-                # bytes may be a cut (:func:`_header_at`): jump to the next mention,
-                # counting the lines before it in C (30 MB of blank lines took 25 CPU s
-                # at --jobs 2, one call per line, against 4 s for the replay itself)
+                # only a line naming "game" in its first 300 bytes may cut: jump to the
+                # next one (a call per line: 25 CPU s for 30 MB of blank lines)
                 hint = buf.find(_HEADER_HINT, at)
                 if hint < 0:
                     skipped, at = _whole_lines(buf, at)
