@@ -186,7 +186,11 @@ def _serve_pending(s: State, player: str, ev: Draw, n: int) -> None:
                 if not s.stock and drawable(s)
                 else ""
             ),
-            f"option draw = {dict(rules.draw)}; PRESETS.md ruling 12",
+            # ruling 12 (a draw split by a reshuffle) only where the stock is short of the
+            # draw; a stock that holds it all serves it in one event (FORMAT.md Conventions)
+            f"option draw = {dict(rules.draw)}; PRESETS.md ruling 12"
+            if len(s.stock) < s.pending_draw
+            else f"option draw = {dict(rules.draw)}; FORMAT.md Conventions (effect draws)",
             f"draw {min(s.pending_draw, len(s.stock))}",
         )
     take(s, player, ev.cards, ev.count, "{}'s draw")
