@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import subprocess
 import sys
@@ -79,3 +80,57 @@ def test_help_has_no_ragged_lines_at_80_columns(command: str) -> None:
         if line.strip() and nxt.strip() and len(line) + 1 + len(nxt.split()[0]) < 80
     ]
     assert ragged == []
+
+
+# ---------------------------------------------------------------------------------------
+# GAME_ID left out: the source's only game
+
+SAMPLES = ROOT / "sample_logs"
+
+
+def test_game_without_game_id_shows_the_files_only_game() -> None:
+    one = SAMPLES / "disputes" / "standard_seven_on_seven.mm"
+    named = run_cli("game", str(one), "club-2024-031", "--json")
+    alone = run_cli("game", str(one), "--json")
+    assert (alone.returncode, alone.stderr) == (0, "")
+    shown, wanted = json.loads(alone.stdout), json.loads(named.stdout)
+    for doc in (shown, wanted):  # the file is replayed into a dataset at each run
+        doc["game"].pop("ingested_at")
+    assert shown == wanted
+    assert shown["game"]["game_id"] == "club-2024-031"
+
+
+def test_game_without_game_id_lists_the_ids_of_several_games_escaped(tmp_path: Path) -> None:
+    # ids with rich markup and a line break: shown as written, never styled, one a line
+    header = {"type": "game", "format": "maumau-log/1", "ruleset": "standard"}
+    header |= {"players": ["a", "b"], "dealer": "b"}
+    log = tmp_path / "two.jsonl"
+    log.write_text(
+        json.dumps({**header, "game_id": "[bold]m1[/]"})
+        + "\n"
+        + json.dumps({**header, "game_id": "t\nx"})
+        + "\n",
+        "utf-8",
+    )
+    result = run_cli("game", str(log), columns=200)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr == (
+        f"error: {log}: holds 2 games: name one with GAME_ID:\n  [bold]m1[/]\n  t\\u000ax\n"
+    )
+
+
+def test_view_without_game_id_writes_the_files_only_game(tmp_path: Path) -> None:
+    one = SAMPLES / "valid" / "classic_2p_reshuffle.jsonl"
+    result = run_cli("view", str(one), "--out", str(tmp_path / "p.html"), columns=200)
+    assert result.returncode == 0
+    assert result.stderr == (
+        f"wrote {tmp_path / 'p.html'}: game sim-8-000000, events 0 to 60, valid\n"
+    )
+
+
+def test_game_without_game_id_on_an_empty_file_says_it_holds_no_game(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("", "utf-8")
+    result = run_cli("game", str(empty), columns=200)
+    assert (result.returncode, result.stderr) == (2, f"error: {empty}: holds no game\n")
