@@ -165,7 +165,7 @@ def _serve_pending(s: State, player: str, ev: Draw, n: int) -> None:
     if ev.reason is not None and ev.reason != "effect":
         fail(
             "missed_penalty",
-            f"{player} must serve the pending draw of {s.pending_draw}, not draw for {ev.reason!r}",
+            f"{player} must serve the pending draw of {s.pending_draw}, not draw for {ev.reason}",
             "option draw; FORMAT.md Conventions (effect draws); PRESETS.md ruling 22",
             describe_legal(s),
         )
