@@ -1,0 +1,45 @@
+"""Hostile and odd inputs: each is refused with one located message and exit 2, or read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_cli_messages import run_cli
+
+from maumau_log.rules import MAX_RULES_FILE_BYTES, RulesetError, read_ruleset_file
+
+ROOT = Path(__file__).resolve().parents[1]
+ONE_GAME = ROOT / "sample_logs" / "valid" / "classic_3p.jsonl"
+
+
+# ---------------------------------------------------------------------------------------
+# --rules files
+
+
+def test_an_endless_rules_file_is_refused_after_one_mib() -> None:
+    result = run_cli("validate", "--rules", "/dev/zero", str(ONE_GAME), columns=200)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        "error: /dev/zero: larger than 1 MiB, the limit of a ruleset file (it holds one "
+        "[options] table)\n"
+    )
+
+
+def test_a_rules_file_one_byte_over_the_limit_is_refused(tmp_path: Path) -> None:
+    big = tmp_path / "big.toml"
+    big.write_bytes(b"[options]\n" + b"#" * (MAX_RULES_FILE_BYTES - 10) + b"\n")
+    with pytest.raises(RulesetError, match=r"larger than 1 MiB, the limit of a ruleset file"):
+        read_ruleset_file(big)
+    big.write_bytes(b"[options]\n" + b"#" * (MAX_RULES_FILE_BYTES - 11) + b"\n")
+    assert read_ruleset_file(big) == {}
+
+
+def test_a_byte_order_mark_before_the_rules_is_skipped(tmp_path: Path) -> None:
+    bom = tmp_path / "bom.toml"
+    bom.write_bytes(b"\xef\xbb\xbf[options]\ndraw_ends_turn = true\n")
+    assert read_ruleset_file(bom) == {"draw_ends_turn": True}
+    bom.write_bytes(b"\xef\xbb\xbf[options]\ndraw_ends_turn = 3\n")
+    with pytest.raises(RulesetError) as caught:
+        read_ruleset_file(bom)
+    assert str(caught.value) == f"{bom}: options.draw_ends_turn: 3 is not of type 'boolean'"
