@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -43,3 +44,19 @@ def test_a_byte_order_mark_before_the_rules_is_skipped(tmp_path: Path) -> None:
     with pytest.raises(RulesetError) as caught:
         read_ruleset_file(bom)
     assert str(caught.value) == f"{bom}: options.draw_ends_turn: 3 is not of type 'boolean'"
+
+
+# ---------------------------------------------------------------------------------------
+# dataset folders
+
+
+def test_a_dataset_folder_name_that_is_not_utf8_is_refused_up_front(tmp_path: Path) -> None:
+    # Arrow writes under UTF-8 paths only: every shard failed, one message each
+    name = os.fsdecode(b"ds\xff")
+    result = run_cli("ingest", str(ONE_GAME), "--out", name, "--no-progress", cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        "error: ds\\udcff: the dataset folder's path is not valid UTF-8 (the byte 0xff), "
+        "which Parquet files cannot be written under; choose another folder name\n"
+    )
+    assert list(tmp_path.iterdir()) == []
