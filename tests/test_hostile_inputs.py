@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from test_cli_messages import run_cli
 
+from maumau_log.openspiel import OpenSpielImportError, parse_game_string
 from maumau_log.rules import MAX_RULES_FILE_BYTES, RulesetError, read_ruleset_file
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -60,3 +61,26 @@ def test_a_dataset_folder_name_that_is_not_utf8_is_refused_up_front(tmp_path: Pa
         "which Parquet files cannot be written under; choose another folder name\n"
     )
     assert list(tmp_path.iterdir()) == []
+
+
+# ---------------------------------------------------------------------------------------
+# OpenSpiel game strings
+
+
+def test_a_repeated_openspiel_parameter_is_refused() -> None:
+    with pytest.raises(OpenSpielImportError) as caught:
+        parse_game_string("crazy_eights(players=3,players=2)")
+    assert str(caught.value) == (
+        "<input>: parameter players is given twice in the game string; give it once"
+    )
+
+
+def test_a_repeated_openspiel_parameter_rejects_its_history_with_its_place(tmp_path: Path) -> None:
+    source = tmp_path / "rep.jsonl"
+    source.write_text('{"game": "crazy_eights(players=3,players=2)", "history": [1, 2]}\n')
+    result = run_cli("import", "openspiel", "rep.jsonl", "--out", "out.jsonl", cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stderr.splitlines()[0] == (
+        "rejected: rep.jsonl:1, game 1: parameter players is given twice in the game string; "
+        "give it once"
+    )
