@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 import pytest
 from test_cli_messages import run_cli
 
+from maumau_log.logs.notation import NotationError, from_notation, to_notation
 from maumau_log.openspiel import OpenSpielImportError, parse_game_string
 from maumau_log.rules import MAX_RULES_FILE_BYTES, RulesetError, read_ruleset_file
 
@@ -84,3 +86,37 @@ def test_a_repeated_openspiel_parameter_rejects_its_history_with_its_place(tmp_p
         "rejected: rep.jsonl:1, game 1: parameter players is given twice in the game string; "
         "give it once"
     )
+
+
+# ---------------------------------------------------------------------------------------
+# the .mm notation's times
+
+
+def test_an_impossible_notation_time_is_a_located_error() -> None:
+    with pytest.raises(NotationError) as caught:
+        from_notation("game g\nruleset: standard\nplayers: a b\n\na plays 9H @9999-99-99\n")
+    err = caught.value
+    assert (err.line, err.column, err.message) == (
+        5,
+        12,
+        "'@9999-99-99' is not a possible date and time (ISO 8601, e.g. @2024-03-14T20:06:10Z, "
+        "or milliseconds)",
+    )
+
+
+def test_possible_notation_times_are_read() -> None:
+    text = "game g\nruleset: standard\nplayers: a b\n\na plays 9H @2024-03-14T20:06:10Z\n"
+    assert json.loads(from_notation(text)[-1][1])["t"] == "2024-03-14T20:06:10Z"
+    millis = text.replace("@2024-03-14T20:06:10Z", "@1710446770000")
+    assert json.loads(from_notation(millis)[-1][1])["t"] == 1710446770000
+
+
+def test_an_impossible_log_time_is_written_in_the_json_object_and_read_back() -> None:
+    # log -> notation -> log keeps it (notation.md: nothing is lost), never as '@'
+    events = [
+        {"type": "game", "format": "maumau-log/1", "game_id": "g", "ruleset": "standard"},
+        {"type": "play", "player": "a", "cards": ["9H"], "t": "9999-99-99"},
+    ]
+    text = to_notation(json.dumps(e) for e in events)
+    assert text.splitlines()[-1] == 'a plays 9H {"t":"9999-99-99"}'
+    assert [json.loads(raw) for _line, raw in from_notation(text)] == events
