@@ -119,7 +119,8 @@ def _in_memory_collect(dataset: str | os.PathLike[str]) -> _Data:
 def _too_small(f: Finding, games: int, min_games: int) -> bool:
     f.games = games
     if games < min_games:
-        f.skipped = f"{games:,} games, fewer than the minimum {min_games:,}"
+        noun = "game" if games == 1 else "games"
+        f.skipped = f"{games:,} {noun}, fewer than the minimum {min_games:,}"
         return True
     return False
 

@@ -218,10 +218,10 @@ def test_default_import_validates_clean_and_scores_audit_flags(tmp_path: Path) -
     assert found["histories-3"]["event_index"] == 56
     assert "p1 -145" in found["histories-3"]["message"]
     assert "-64" in found["histories-3"]["message"]
-    assert found["histories-3"]["expected"] == str({"p0": 0, "p1": -64})
+    assert found["histories-3"]["expected"] == "p0 0, p1 -64"
     assert "p0 -82" in found["histories-1"]["message"]
     assert "-33" in found["histories-1"]["message"]
-    assert found["histories-1"]["expected"] == str({"p0": -33, "p1": -7})
+    assert found["histories-1"]["expected"] == "p0 -33, p1 -7"
     assert "p0 -95" in found["histories-2"]["message"]
     assert "-41" in found["histories-2"]["message"]
 

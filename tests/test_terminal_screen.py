@@ -163,7 +163,7 @@ def test_version_help_and_ctrl_c(
     for bad in ("{paths}", "<list[Path]>", "<bool>", "<path>", "whose  override"):
         assert bad not in out, bad
     _, out, _ = run("game", "--help")
-    assert "Usage: maumau-log game [OPTIONS] SOURCE GAME_ID" in out and "--at          N" in out
+    assert "Usage: maumau-log game [OPTIONS] SOURCE [GAME_ID]" in out and "--at          N" in out
 
 
 def test_ctrl_c_during_ingest_says_the_dataset_is_as_it_was(tmp_path: Path) -> None:

@@ -71,7 +71,7 @@ from ..events import Draw, Event, Game, Pass, Play, SuitChoice, decode_event
 from ..rules import Ruleset, RulesetError, resolve
 from ..store import scan_all
 from ..store.layout import DateWindow
-from .findings import Finding
+from .findings import Finding, counted
 
 MIN_DECISIONS = 30
 """A player with fewer sampled decisions is listed as skipped."""
@@ -318,12 +318,13 @@ def bot_likeness_tests(
         out.append(f)
         f.games = games[p]
         if games[p] < min_games:
-            f.skipped = f"{games[p]:,} games, fewer than the minimum {min_games:,}"
+            f.skipped = f"{counted(games[p], 'game')}, fewer than the minimum {min_games:,}"
             continue
         n, k, expected, z, pval = agreement_test(rows, p)
         if n < settings.min_decisions:
             f.skipped = (
-                f"{n} departures from the obvious move comparable with other players', "
+                f"{counted(n, 'departure')} from the obvious move comparable with other "
+                "players', "
                 f"fewer than {settings.min_decisions}"
             )
             continue

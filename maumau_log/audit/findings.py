@@ -30,6 +30,18 @@ POWERS = ("wild", "draw", "skip", "reverse", "cover", "play_again", "cancel", "d
 _DECISIONS = (Play, Draw, Pass)
 
 
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``n`` with its noun in the right number: ``"1 game"``, ``"2 games"``, ``"1,000 games"``.
+
+    Args:
+        n: the count; noun: the singular; plural: the plural where it is not noun + "s".
+
+    >>> counted(1, "game"), counted(0, "game"), counted(1000, "departure")
+    ('1 game', '0 games', '1,000 departures')
+    """
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
+
+
 # ---------------------------------------------------------------------------------------
 # The report
 

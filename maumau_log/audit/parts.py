@@ -51,6 +51,12 @@ _READ = ("games", "audit_games", "audit_seats", "audit_events")
 """The tables read part by part (``violations``: a partition's files, joined)."""
 
 
+class WorkerDied(Exception):
+    """A worker process counting the audit's parts died (killed, e.g. by the out-of-memory
+    killer): the audit cannot be finished from the other parts (its tests need every
+    game), so it stops; the CLI exits 4, as for a failed shard."""
+
+
 @dataclass(frozen=True)
 class Piece:
     """Rows ``start`` to ``start + rows`` of one file (``rows`` -1: all of it); ``at``: the
@@ -223,9 +229,25 @@ def _run(root: Path, parts: list[Part], jobs: int, engine: str, address: str | N
 
     # started fresh ("spawn"), not forked: a fork of a process whose Polars thread pool
     # holds a lock can hang in the child (measured: both workers asleep, no CPU)
+    from concurrent.futures.process import BrokenProcessPool
+
     ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(min(jobs, len(parts)), mp_context=ctx) as pool:
-        yield from pool.map(count_part, [root] * len(parts), parts)
+    workers = min(jobs, len(parts))
+    done = 0
+    try:
+        with ProcessPoolExecutor(workers, mp_context=ctx) as pool:
+            for partial in pool.map(count_part, [root] * len(parts), parts):
+                yield partial
+                done += 1
+    except BrokenProcessPool:
+        # the parts in flight when it died: the next ``workers`` after those counted
+        last = min(done + workers, len(parts))
+        which = f"part {done + 1}" if last == done + 1 else f"parts {done + 1}-{last}"
+        raise WorkerDied(
+            f"{root}: a worker process died (killed, or out of memory) counting {which} of "
+            f"{len(parts)}; nothing is reported: run the audit again, with fewer --jobs if "
+            "memory is short"
+        ) from None
 
 
 def collect_parts(

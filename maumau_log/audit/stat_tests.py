@@ -31,6 +31,7 @@ from .findings import (
     MAX_EVIDENCE,
     MIN_EXPECTED,
     Finding,
+    counted,
 )
 from .merge import InvalidAcc
 from .statistics import binom_sum_tail, binom_tail, chi_square, fisher_greater, wilson
@@ -42,7 +43,7 @@ from .statistics import binom_sum_tail, binom_tail, chi_square, fisher_greater, 
 def _too_small(f: Finding, games: int, min_games: int) -> bool:
     f.games = games
     if games < min_games:
-        f.skipped = f"{games:,} games, fewer than the minimum {min_games:,}"
+        f.skipped = f"{counted(games, 'game')}, fewer than the minimum {min_games:,}"
         return True
     return False
 
@@ -179,7 +180,7 @@ def _seat_tests(
             continue
         _chi_finding(f, [f"seat {i}" for i in range(size)], seat_wins, expected, size - 1)
         if f.p_value is not None:
-            f.summary = f"{n:,} games won; " + f.summary
+            f.summary = f"{counted(n, 'game')} won; " + f.summary
     tables["wins_by_seat"] = seat_rows
     tables["wins_by_dealer_position"] = pos_rows
     return out

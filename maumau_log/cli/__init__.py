@@ -191,6 +191,38 @@ def _base_type(annotation: Any) -> tuple[Any, bool]:
             return annotation, many
 
 
+_LIST_ITEM = re.compile(r"\s|[-*] |\d+[.)] ")
+"""A line that starts a list item or an example (indented, ``- ``, ``* ``, ``1. ``)."""
+
+
+def reflow(text: str) -> str:
+    """A command's help text with each prose paragraph on one line, so rich wraps it to the
+    terminal's width: a docstring's hard line breaks (made for the source's 100 columns)
+    would otherwise cut every line short at 80 columns. Paragraphs stay apart (blank
+    lines); a paragraph marked ``\\b`` (click's "keep as is") stays as written, and a line
+    that starts a list item or an example (indented, ``- ``, ``* ``, ``1. ``) keeps its
+    line break.
+
+    Args:
+        text: the help text, as ``inspect.cleandoc`` leaves a docstring.
+    Returns:
+        The text reflowed.
+    """
+    paragraphs = []
+    for paragraph in text.split("\n\n"):
+        if paragraph.startswith("\b"):
+            paragraphs.append(paragraph)
+            continue
+        lines: list[str] = []
+        for line in paragraph.split("\n"):
+            if lines and line and not _LIST_ITEM.match(line):
+                lines[-1] = f"{lines[-1].rstrip()} {line.strip()}"
+            else:
+                lines.append(line)
+        paragraphs.append("\n".join(lines))
+    return "\n\n".join(paragraphs)
+
+
 def readable_metavars(command: Any) -> Any:
     """Give every argument and option of the command tree a readable placeholder
     (``PATH...``, ``DATASET``, ``FILE``, ``N``), never ``{paths}`` or ``<list[Path]>``;
@@ -220,6 +252,8 @@ def readable_metavars(command: Any) -> Any:
             shown = param.metavar if param.required else f"[{param.metavar}]"
             param._usage_display_name = lambda shown=shown: shown  # not {paths}...
             param.display_type_rich = lambda ctx: None  # not <list[Path]>
+    if getattr(command, "help", None):
+        command.help = reflow(command.help)
     make_help = getattr(command, "get_help_option", None)
     if make_help is not None:
 

@@ -2,7 +2,7 @@
 
 Exit codes: 0 the report was made and nothing is flagged; 1 at least one finding is
 flagged; 2 a missing dataset, a folder that is not one, a bad option or an unwritable
-``--out``.
+``--out``; 4 a worker process died (killed, or out of memory): nothing is reported.
 """
 
 from __future__ import annotations
@@ -28,10 +28,21 @@ from rich.text import Text
 from ..api.dataset import audit
 from ..audit import DEFAULT_ALPHA, DEFAULT_MIN_GAMES, AuditReport, _fmt_p, report_html
 from ..audit.botlike import BotLikeness
-from ..audit.findings import Finding
+from ..audit.findings import Finding, counted
+from ..audit.parts import WorkerDied
 from ..store import DatasetError
 from ..store.layout import DateWindow
-from . import EXIT_OK, EXIT_VIOLATIONS, app, clean, dataset_read_error, err, fail, out
+from . import (
+    EXIT_OK,
+    EXIT_SHARD_FAILED,
+    EXIT_VIOLATIONS,
+    app,
+    clean,
+    dataset_read_error,
+    err,
+    fail,
+    out,
+)
 from .date_opts import SinceOpt, UntilOpt
 from .run_opts import ENGINES, AddressOpt, EngineOpt, JobsOpt
 
@@ -59,7 +70,7 @@ def skipped_line(report: AuditReport) -> str | None:
         else:
             reasons[re.sub(r"\d[\d,]*(\.\d+)?", "N", text)] += 1
     why = "; ".join(f"{n} {r}" for r, n in reasons.most_common())
-    return f"{len(skipped):,} tests skipped: {why} (--format json lists each)"
+    return f"{len(skipped):,} tests skipped: {why}; see --format json"
 
 
 GROUPED = ("ruleset", "players")
@@ -154,13 +165,20 @@ def headline(report: AuditReport) -> str:
 
 def _text_report(report: AuditReport) -> None:
     out.print(Text(headline(report), style="bold red" if report.flags else "bold green"))
-    n_games = f"{report.games:,} game{'' if report.games == 1 else 's'}"
+    n_games = counted(report.games, "game")
+    # two short lines, wrapped at the terminal's width (80 columns when it says none)
     err.print(
-        f"{n_games} ({report.valid:,} valid, {report.replayed:,} "
-        f"{'with facts from the ingest' if report.facts_from == 'ingest' else 'replayed'}); "
-        f"{len(report.tested):,} tests run, {len(report.findings) - len(report.tested):,} skipped; "
-        f"Holm-corrected at alpha {report.alpha} (min {report.min_games:,} games per test)",
+        f"{n_games}: {report.valid:,} valid, {report.replayed:,} "
+        f"{'with facts from the ingest' if report.facts_from == 'ingest' else 'replayed'}",
         highlight=False,
+        soft_wrap=False,
+    )
+    err.print(
+        f"{len(report.tested):,} tests run, {len(report.findings) - len(report.tested):,} "
+        f"skipped; Holm-corrected at alpha {report.alpha}, at least "
+        f"{counted(report.min_games, 'game')} a test",
+        highlight=False,
+        soft_wrap=False,
     )
     if report.flags:
         _print(
@@ -191,7 +209,7 @@ def _text_report(report: AuditReport) -> None:
         )
     line = skipped_line(report)
     if line:
-        err.print(line, highlight=False)
+        err.print(line, highlight=False, soft_wrap=False)
     for name, title in (
         ("wins_by_seat", "Wins by seat (95% Wilson interval)"),
         ("wins_by_dealer_position", "Wins by position from the dealer (0 = dealer)"),
@@ -298,6 +316,8 @@ def audit_cmd(
         )  # fmt: skip
     except DatasetError as exc:
         fail(str(exc))
+    except WorkerDied as exc:
+        fail(str(exc), EXIT_SHARD_FAILED)
     except (pl.exceptions.PolarsError, pa.ArrowException) as exc:
         fail(dataset_read_error(exc, dataset))
     if fmt == "table":

@@ -199,7 +199,10 @@ def _print_review(rev: Review) -> None:
 @app.command("review")
 def review_cmd(
     source: Annotated[Path, typer.Argument(help="A log file or a dataset folder.")],
-    game_id: Annotated[str, typer.Argument(help="The game's id.")],
+    game_id: Annotated[
+        str | None,
+        typer.Argument(help="The game's id; may be left out when SOURCE holds one game."),
+    ] = None,
     player: Annotated[str | None, typer.Option("--player", help="Review only this player.")] = None,
     rollouts: Annotated[
         int, typer.Option("--rollouts", help="Rollouts per alternative (K).")
@@ -218,6 +221,9 @@ def review_cmd(
         raise typer.BadParameter("must be at least 1", param_hint="--rollouts")
     if not source.exists():
         fail(f"{source}: no such file or folder")
+    from .dispute_cmds import one_game_id
+
+    game_id = one_game_id(source, game_id)
     try:
         events, rules = load_events(source, game_id)
         rev = review_game(events, rules, player, rollouts, seed)

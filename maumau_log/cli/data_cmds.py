@@ -408,7 +408,10 @@ def game_cmd(
             help="A dataset folder made by ingest, or a log or .mm file (replayed first)."
         ),
     ],
-    game_id: Annotated[str, typer.Argument(help="The game's id.")],
+    game_id: Annotated[
+        str | None,
+        typer.Argument(help="The game's id; may be left out when SOURCE holds one game."),
+    ] = None,
     at: Annotated[
         int | None,
         typer.Option(
@@ -430,6 +433,9 @@ def game_cmd(
     ] = None,
 ) -> None:
     """The dispute view: a game's header, result, violations and full state at event N."""
+    from .dispute_cmds import one_game_id
+
+    game_id = one_game_id(source, game_id)
     if try_action is not None:  # hypothetical moves: maumau_log.disputes.hypothetical
         from .dispute_cmds import run_try
 

@@ -1,8 +1,10 @@
 """``view``, ``convert`` and ``game --try``: the dispute tools.
 
-- ``view SOURCE GAME_ID [--at N] --out FILE.html``: the offline replay viewer.
+- ``view SOURCE [GAME_ID] [--at N] --out FILE.html``: the offline replay viewer.
 - ``convert FILE --out FILE``: a ``.mm`` transcription to JSON Lines, or a log to ``.mm``.
-- :func:`run_try`: ``game SOURCE GAME_ID --at N --try "ben plays 7C"``.
+- :func:`run_try`: ``game SOURCE [GAME_ID] --at N --try "ben plays 7C"``.
+
+GAME_ID may be left out when SOURCE holds one game (:func:`one_game_id`).
 
 SOURCE is a log file (``.jsonl``, ``.gz``, ``.zst``), a ``.mm`` file or a dataset folder.
 Exit codes: 0 done (``--try``: the action is legal), 1 (``--try``: illegal), 2 usage
@@ -30,12 +32,66 @@ SourceArg = Annotated[
     Path,
     typer.Argument(help="A log file, a .mm notation file or a dataset folder."),
 ]
+GameIdArg = Annotated[
+    str | None,
+    typer.Argument(help="The game's id; may be left out when SOURCE holds one game."),
+]
+
+
+def one_game_id(source: Path, game_id: str | None) -> str:
+    """The game a dispute command looks at: ``game_id`` when given, else the id of
+    ``source``'s only game (a log or ``.mm`` file, or a dataset). A source with several
+    games exits 2 listing their ids (the first 20, escaped), one with none exits 2."""
+    if game_id is not None:
+        return game_id
+    from ..disputes.gamelines import SHOWN_IDS, game_ids_in_file
+
+    if not source.exists():
+        fail(f"{source}: no such file or dataset")
+    if source.is_dir():
+        ids, games = _dataset_game_ids(source, SHOWN_IDS + 1)
+    else:
+        try:
+            ids, games = game_ids_in_file(source)
+        except SourceError as exc:
+            fail(str(exc))
+    if games == 1 and len(ids) == 1:
+        return ids[0]
+    if not ids:
+        fail(f"{source}: holds no game")
+    more = "\n  ... and more" if len(ids) > SHOWN_IDS else ""
+    # one id a line: a line break inside an id is shown as its escape, as clean() shows
+    # the other control characters
+    listed = "".join("\n  " + gid.replace("\n", "\\u000a") for gid in ids[:SHOWN_IDS])
+    held = f"{games:,} games" if games else "several games"
+    fail(f"{source}: holds {held}: name one with GAME_ID:{listed}{more}")
+
+
+def _dataset_game_ids(dataset: Path, limit: int) -> tuple[list[str], int]:
+    """The first ``limit`` game ids a dataset stores, and its number of games."""
+    import polars as pl
+
+    from ..api.dataset import Dataset
+    from ..store import DatasetError
+
+    try:
+        games = Dataset(dataset).games.select("game_id")
+        count = int(games.select(pl.len()).collect().item())
+        ids = games.sort("game_id").head(limit).collect().to_series().to_list()
+    except DatasetError as exc:
+        fail(str(exc))
+    except pl.exceptions.PolarsError as exc:
+        from . import dataset_read_error
+
+        fail(dataset_read_error(exc, dataset))
+    return [str(i) for i in ids], count
 
 
 @app.command("view")
 def view_cmd(
     source: SourceArg,
-    game_id: Annotated[str, typer.Argument(help="The game's id.")],
+    game_id: GameIdArg = None,
+    *,
     out_file: Annotated[
         Path, typer.Option("--out", help="The HTML file to write.", metavar="FILE.html")
     ],
@@ -60,6 +116,7 @@ def view_cmd(
     dataset stores (its source file only while it still holds that game).
     """
     file_options = load_rules_file(rules)
+    game_id = one_game_id(source, game_id)
     from ..disputes.timeline import PageTooLarge
     from ..disputes.viewer import render
     from ..disputes.viewer_data import PAGE_LIMIT

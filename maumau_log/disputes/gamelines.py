@@ -137,3 +137,39 @@ def find_in_file(
     if found is None:
         raise SourceError(f"{path}: no game {game_id!r}")
     return found
+
+
+def game_ids_in_file(path: str | os.PathLike[str]) -> tuple[list[str], int]:
+    """The game ids of a log or notation file's games, for a command given no game id.
+
+    Args:
+        path: the log or ``.mm`` file.
+    Returns:
+        ``(ids, games)``: the distinct ids in file order (at most :data:`SHOWN_IDS` + 1,
+        enough to tell "one", "several" and "more than shown") and the number of games.
+    Raises:
+        SourceError: the file cannot be read (a line error after the first game is not
+            one: the ids before it are returned).
+    """
+    ids: dict[str, None] = {}
+    games = 0
+    try:
+        lines, _texts = _located(Path(path))
+        for _n, raw in lines:
+            head = _header_of(raw)
+            if head is None:
+                continue
+            games += 1
+            gid = head.get("game_id")
+            if isinstance(gid, str) and len(ids) <= SHOWN_IDS:
+                ids.setdefault(gid, None)
+    except LogReadError as exc:
+        if not games:
+            raise SourceError(str(exc)) from None
+    except (OSError, UnicodeError) as exc:
+        raise SourceError(f"{path}: cannot read: {exc}") from None
+    return list(ids), games
+
+
+SHOWN_IDS = 20
+"""The game ids a "which game?" message lists (the rest are counted)."""

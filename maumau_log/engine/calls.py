@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ..cards import Card
 from ..events import Call, Penalty
-from .errors import fail, number_text
+from .errors import fail, number_text, quoted
 from .legality import suit_refusal
 from .state import (
     CALL_REASONS,
@@ -139,7 +139,7 @@ def on_penalty(s: State, ev: Penalty) -> None:
         if ev.reason not in CALL_REASONS:
             fail(
                 "wrong_penalty",
-                f"penalty reason {ev.reason!r}: the only penalties this ruleset knows are "
+                f"penalty reason {quoted(ev.reason)}: the only penalties this ruleset knows are "
                 "for a missed or wrong call",
                 "PRESETS.md ruling 10",
             )
@@ -152,7 +152,8 @@ def on_penalty(s: State, ev: Penalty) -> None:
         if ev.by is None or ev.by == player or ev.by not in s.seat:
             fail(
                 "wrong_penalty",
-                f"a call penalty must name the catcher, another player, in `by` (got {ev.by!r})",
+                "a call penalty must name the catcher, another player, in `by` (got "
+                f"{quoted(ev.by)})",
                 "FORMAT.md Conventions (Calls); PRESETS.md ruling 10",
             )
         if player not in s.faults:

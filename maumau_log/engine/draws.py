@@ -165,7 +165,7 @@ def _serve_pending(s: State, player: str, ev: Draw, n: int) -> None:
     if ev.reason is not None and ev.reason != "effect":
         fail(
             "missed_penalty",
-            f"{player} must serve the pending draw of {s.pending_draw}, not draw for {ev.reason!r}",
+            f"{player} must serve the pending draw of {s.pending_draw}, not draw for {ev.reason}",
             "option draw; FORMAT.md Conventions (effect draws); PRESETS.md ruling 22",
             describe_legal(s),
         )
@@ -186,7 +186,11 @@ def _serve_pending(s: State, player: str, ev: Draw, n: int) -> None:
                 if not s.stock and drawable(s)
                 else ""
             ),
-            f"option draw = {dict(rules.draw)}; PRESETS.md ruling 12",
+            # ruling 12 (a draw split by a reshuffle) only where the stock is short of the
+            # draw; a stock that holds it all serves it in one event (FORMAT.md Conventions)
+            f"option draw = {dict(rules.draw)}; PRESETS.md ruling 12"
+            if len(s.stock) < s.pending_draw
+            else f"option draw = {dict(rules.draw)}; FORMAT.md Conventions (effect draws)",
             f"draw {min(s.pending_draw, len(s.stock))}",
         )
     take(s, player, ev.cards, ev.count, "{}'s draw")

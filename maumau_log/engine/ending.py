@@ -18,7 +18,7 @@ from ..events import Abandon, HandCount, MatchEnd, RoundEnd
 from ..scoring.rounds import add_scores, is_over, match_winner, round_scores
 from .actions import describe_legal
 from .calls import close_window
-from .errors import fail
+from .errors import cards_text, fail, per_player
 from .state import ENDED, FINISHED, HIDDEN, OUT, PLAY, SETUP, State
 
 
@@ -57,14 +57,14 @@ def on_round_end(s: State, ev: RoundEnd) -> None:
     if ev.winner != winner:
         fail(
             "wrong_winner",
-            f"round_end names {ev.winner!r} as the winner, but "
+            f"round_end names {_claim(ev.winner, 'winner')}, but "
             + (
                 f"{winner} emptied the hand"
                 if winner
                 else f"the round ended with no winner ({s.ended_reason})"
             ),
             "FORMAT.md Conventions (round_end.winner)",
-            f"winner {winner!r}",
+            f"winner {winner}" if winner else "no winner (winner null)",
         )
     final = _final_hands(s, ev)
     s.winner = winner
@@ -84,7 +84,7 @@ def on_round_end(s: State, ev: RoundEnd) -> None:
                     "wrong_score",
                     f"round_end.scores does not list {p}",
                     "PRESETS.md ruling 13 (scores list every player)",
-                    str(scores),
+                    per_player(scores),
                 )
             if ev.scores[p] != scores[p]:
                 fail(
@@ -92,7 +92,7 @@ def on_round_end(s: State, ev: RoundEnd) -> None:
                     f"round_end.scores gives {p} {ev.scores[p]}, the replay counts "
                     f"{scores[p]} ({s.rules.scoring})",
                     f"option scoring = {s.rules.scoring!r}; PRESETS.md ruling 13",
-                    str(scores),
+                    per_player(scores),
                 )
     s.phase = FINISHED
 
@@ -131,9 +131,10 @@ def _final_hands(s: State, ev: RoundEnd) -> dict[str, list[Card]]:
         if not ok:
             fail(
                 "wrong_score",
-                f"round_end.hands gives {p} {claimed!r}, but {p} holds {s.hands[p]}",
+                f"round_end.hands gives {p} {_hand_text(claimed)}, but {p} holds "
+                f"{cards_text(s.hands[p])}",
                 "PRESETS.md ruling 16",
-                f"{p}: {s.hands[p]}",
+                f"{p}: {cards_text(s.hands[p])}",
             )
     return final
 
@@ -188,7 +189,7 @@ def on_match_end(s: State, ev: MatchEnd) -> None:
         fail(
             "match_over_too_early",
             f"match_end after round {s.match.round if s.match else 1}, but no end "
-            f"condition is met (totals {totals})",
+            f"condition is met (totals {per_player(totals)})",
             end,
             "another round",
         )
@@ -197,17 +198,33 @@ def on_match_end(s: State, ev: MatchEnd) -> None:
             if ev.totals.get(p) != totals.get(p, 0):
                 fail(
                     "wrong_total",
-                    f"match_end.totals gives {p} {ev.totals.get(p)!r}, the replay counts "
-                    f"{totals.get(p, 0)}",
+                    f"match_end.totals gives {p} "
+                    + (f"{ev.totals[p]}" if p in ev.totals else "no total")
+                    + f", the replay counts {totals.get(p, 0)}",
                     end,
-                    str(totals),
+                    per_player(totals),
                 )
     if ev.winner != s.match_winner:
         fail(
             "wrong_winner",
-            f"match_end names {ev.winner!r} as the match winner; the replay finds "
+            f"match_end names {_claim(ev.winner, 'match winner')}; the replay finds "
             + (f"{s.match_winner}" if s.match_winner else "a draw")
-            + f" (totals {totals}, rounds won {s.match_rounds_won})",
+            + f" (totals {per_player(totals)}; rounds won {per_player(s.match_rounds_won)})",
             end + " (highest or lowest total, then most rounds won, then a draw)",
-            repr(s.match_winner),
+            f"winner {s.match_winner}" if s.match_winner else "no winner (winner null: a draw)",
         )
+
+
+def _claim(player: str | None, what: str) -> str:
+    """A claimed winner as a message names it: ``player ana as the winner``, or ``no
+    winner`` (null)."""
+    return f"player {player} as the {what}" if player is not None else f"no {what}"
+
+
+def _hand_text(claimed: object) -> str:
+    """A hand as ``round_end.hands`` gives it: its cards, its size, or nothing."""
+    if isinstance(claimed, HandCount):
+        return f"{claimed.count} cards"
+    if isinstance(claimed, list):
+        return cards_text(str(c) for c in claimed)
+    return "nothing"

@@ -8,6 +8,7 @@ Messages are built only when a check fails.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import NoReturn
 
 
@@ -71,3 +72,31 @@ def number_text(value: int) -> str:
 def what(verb: str, cards: list[str] | None) -> str:
     """``"plays 7H 7D"`` for messages (built only when a check fails)."""
     return f"{verb} {' '.join(cards)}" if cards else verb
+
+
+def cards_text(cards: Iterable[str]) -> str:
+    """Cards as a message shows them: ``"H7, SQ"``, or ``"no cards"``, never a list's repr.
+
+    >>> cards_text(["7H", "QS"]), cards_text([])
+    ('7H, QS', 'no cards')
+    """
+    return ", ".join(cards) or "no cards"
+
+
+def per_player(values: Mapping[str, object]) -> str:
+    """A value per player as a message shows it: ``"ana 10, ben 0"``, never a dict's repr.
+
+    >>> per_player({"ana": 10, "ben": 0}), per_player({})
+    ('ana 10, ben 0', 'none')
+    """
+    return ", ".join(f"{p} {v}" for p, v in values.items()) or "none"
+
+
+def quoted(text: object) -> str:
+    """A value from the log that is not what the rules expect (an unknown player, card or
+    reason), in double quotes so an empty or spaced one shows; a missing one is "none".
+
+    >>> quoted("zed"), quoted(""), quoted(None)
+    ('"zed"', '""', 'none')
+    """
+    return "none" if text is None else f'"{text}"'

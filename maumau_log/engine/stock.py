@@ -13,7 +13,7 @@ from collections import Counter
 
 from ..cards import Card, canonical, is_card_code, suggest_code
 from ..events import Draw, Penalty, Reshuffle
-from .errors import fail, number_text
+from .errors import fail, number_text, quoted
 from .fair import check_fair_reshuffle, reshuffle_due
 from .partial import take_partial
 from .state import HIDDEN, OUT, PLAY, State
@@ -39,10 +39,10 @@ def check_card(s: State, card: str, where: str) -> Card:
         hint = suggest_code(card)
         fail(
             "unknown_card",
-            f"{card!r} in {where} is not a card code"
-            + (f" (did you mean {hint!r}?)" if hint else ""),
+            f"{quoted(card)} in {where} is not a card code"
+            + (f" (did you mean {hint}?)" if hint else ""),
             "FORMAT.md Cards",
-            "codes like '10H', 'JC', 'X'",
+            "codes like 10H, JC, X",
         )
     code = canonical(card)
     if code not in s.cards:

@@ -14,7 +14,7 @@ from typing import NoReturn
 
 from ..cards import Card
 from .actions import describe_legal
-from .errors import Refusal, fail
+from .errors import Refusal, fail, quoted
 from .legality import answers_skip, blocked, owed_refusal, turn_refusal
 from .state import PLAY, State, begin_turn, next_seat, nothing_to_draw
 
@@ -117,7 +117,7 @@ def known_player(s: State, player: str | None, where: str) -> str:
     if player is None or player not in s.seat:
         fail(
             "wrong_player",
-            f"{where}: {player!r} is not a player of this game",
+            f"{where}: {quoted(player)} is not a player of this game",
             "FORMAT.md Events (game.players)",
             f"one of {', '.join(s.players)}",
         )

@@ -124,6 +124,10 @@ def _parse(text: str) -> GameParams:
                 f"unknown parameter {key!r} of crazy_eights; its parameters are "
                 + ", ".join(sorted(_PARAM_TYPES))
             )
+        if key in values:  # which one OpenSpiel would take is not the importer's guess
+            raise OpenSpielImportError(
+                f"parameter {key} is given twice in the game string; give it once"
+            )
         if _PARAM_TYPES[key] is bool:
             if raw.lower() not in ("true", "false"):
                 raise OpenSpielImportError(f"parameter {key} must be True or False, not {raw!r}")

@@ -31,6 +31,7 @@ from typing import Any, Final
 import msgspec
 
 from ..engine import FINISHED, Engine, RuleViolation
+from ..engine.errors import per_player
 from ..events import (
     EVENT_DECODER,
     Call,
@@ -532,7 +533,7 @@ class Replayer:
                 g.count,
                 "match_not_over",
                 f"match {eng.match.match_id} is decided after round {eng.match.round} "
-                f"(totals {eng.match_totals}) but no match_end follows",
+                f"(totals {per_player(eng.match_totals or {})}) but no match_end follows",
                 "PRESETS.md ruling 14; FORMAT.md Events (match_end)",
                 "a match_end event",
             )

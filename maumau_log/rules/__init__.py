@@ -311,6 +311,11 @@ def _out_of_range(value: Any, path: str = "") -> tuple[str, int] | None:
     return None
 
 
+MAX_RULES_FILE_BYTES = 1 << 20
+"""The largest ruleset file ``--rules`` reads (1 MiB; every option of every preset in one
+file is under 4 KiB): a larger one, or an endless one such as ``/dev/zero``, is refused."""
+
+
 def read_ruleset_file(path: str | Path) -> dict[str, Any]:
     """Read a TOML ruleset file (``schemas/ruleset-file.schema.json``) and return its options.
 
@@ -319,14 +324,23 @@ def read_ruleset_file(path: str | Path) -> dict[str, Any]:
     Returns:
         The options, checked (``"none"`` turned into None where an option may be null).
     Raises:
-        RulesetError: unreadable file, TOML syntax error, unknown option or wrong type; the
-            message names the file.
+        RulesetError: unreadable file, larger than :data:`MAX_RULES_FILE_BYTES`, TOML
+            syntax error, unknown option or wrong type; the message names the file. A UTF-8
+            byte order mark at the start is skipped.
     """
     try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
+        with open(path, "rb") as fh:  # bounded: --rules /dev/zero must not read forever
+            raw = fh.read(MAX_RULES_FILE_BYTES + 1)
     except OSError as exc:
         raise RulesetError(f"{path}: cannot read the ruleset file: {exc.strerror}") from exc
+    if len(raw) > MAX_RULES_FILE_BYTES:
+        raise RulesetError(
+            f"{path}: larger than {MAX_RULES_FILE_BYTES // 2**20} MiB, the limit of a "
+            "ruleset file (it holds one [options] table)"
+        )
+    try:
+        # a UTF-8 byte order mark (some Windows editors write one) is not TOML: skipped
+        data = tomllib.loads(raw.removeprefix(b"\xef\xbb\xbf").decode("utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise RulesetError(f"{path}: not valid TOML: {exc}") from exc
     except UnicodeDecodeError as exc:  # TOML is UTF-8 text

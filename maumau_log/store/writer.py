@@ -80,8 +80,8 @@ class DatasetWriter:
     Args:
         dataset: the dataset folder (created when missing; must be empty or a dataset).
     Raises:
-        DatasetError: the folder is a non-empty non-dataset folder, cannot be created, or
-            another ingest holds the lock.
+        DatasetError: the folder is a non-empty non-dataset folder, cannot be created,
+            another ingest holds the lock, or its path is not valid UTF-8.
     """
 
     def __init__(self, dataset: str | os.PathLike[str]) -> None:
@@ -100,6 +100,14 @@ class DatasetWriter:
 
     def __enter__(self) -> DatasetWriter:
         root = self.root
+        try:  # Arrow takes paths as UTF-8: a name of other bytes would fail every shard
+            str(root.absolute()).encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise DatasetError(
+                f"{root}: the dataset folder's path is not valid UTF-8 (the byte "
+                f"0x{ord(str(root.absolute())[exc.start]) & 0xFF:02x}), which Parquet files "
+                "cannot be written under; choose another folder name"
+            ) from None
         if root.exists() and not root.is_dir():
             raise DatasetError(f"{root}: exists and is not a folder")
         if root.is_dir() and not _manifest_path(root).exists() and _foreign_files(root):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from datetime import datetime
 from typing import Any
 
 from .lexer import (
@@ -75,11 +76,18 @@ class _Line:
             self.i += 1
             if not t.value:
                 raise self.err("'@' needs a time after it (ISO 8601 or milliseconds)", t)
-            ev["t"] = (
-                whole_number(t.value, self.line, t.col + 1, "the time")
-                if _INT.match(t.value)
-                else t.value
-            )
+            if _INT.match(t.value):
+                ev["t"] = whole_number(t.value, self.line, t.col + 1, "the time")
+            else:
+                try:  # FORMAT.md: t is an ISO 8601 date and time; 9999-99-99 is none
+                    datetime.fromisoformat(t.value)
+                except ValueError:
+                    raise self.err(
+                        f"'@{t.value[:40]}' is not a possible date and time (ISO 8601, e.g. "
+                        "@2024-03-14T20:06:10Z, or milliseconds)",
+                        t,
+                    ) from None
+                ev["t"] = t.value
             t = self.peek()
         if t is not None and t.kind == "json":
             self.i += 1

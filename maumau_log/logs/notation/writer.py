@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from datetime import datetime
 from typing import Any
 
 from ...events import has_lone_surrogate
@@ -41,11 +42,26 @@ def _hand(h: Any) -> str | None:
     return None
 
 
+def _is_time(text: str) -> bool:
+    """An ISO 8601 date and time the reader takes after ``@`` (``9999-99-99`` is none)."""
+    try:
+        datetime.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _tail(parts: list[str], ev: dict[str, Any], used: set[str]) -> str:
     t = ev.get("t")
     if "t" not in used and (
         (_is_int(t) and t >= 0)
-        or (isinstance(t, str) and t and not _INT.match(t) and not _needs_quote(t, False))
+        or (
+            isinstance(t, str)
+            and t
+            and not _INT.match(t)
+            and not _needs_quote(t, False)
+            and _is_time(t)  # else in the JSON object: '@' takes only a possible time
+        )
     ):
         parts.append(f"@{t}")
         used.add("t")
