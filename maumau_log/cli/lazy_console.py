@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import builtins
 import os
-import re
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-_PLAIN = re.compile(r"[ -Z^-~]*")
-"""Printable ASCII without ``[``, ``\\`` and ``]``: text rich prints as it is (no markup, no
-escapes, no control characters, one cell per character)."""
+
+def plain(text: str) -> bool:
+    """True for printable ASCII without ``[``, ``\\`` and ``]``: text rich prints as it is
+    (no markup, no escapes, no control characters, one cell per character). String tests,
+    not a regular expression: compiling one costs start-up."""
+    return text.isascii() and text.isprintable() and not any(c in text for c in "[]\\")
 
 
 def surely_plain(stream: TextIO | None) -> bool:
@@ -78,7 +80,7 @@ class LazyConsole:
     def line(self, text: str, style: str = "", highlight: bool = True) -> None:
         """Print one line: ``console.print(f"[{style}]{text}[/]")`` (``text`` alone without
         a style), highlighted where colours show (``highlight``), or the same bytes
-        directly where ``text`` is :data:`_PLAIN` and the stream :func:`surely_plain`.
+        directly where ``text`` is :func:`plain` and the stream :func:`surely_plain`.
 
         Args:
             text: the line as rich markup (markup in it is rich's, as in any ``print``).
@@ -86,7 +88,7 @@ class LazyConsole:
             highlight: rich's highlighting where colours show (False: never).
         """
         stream = self._stream()
-        if self._console is None and _PLAIN.fullmatch(text) and surely_plain(stream):
+        if self._console is None and plain(text) and surely_plain(stream):
             assert stream is not None
             stream.write(text + "\n")
             stream.flush()
