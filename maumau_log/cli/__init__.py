@@ -24,11 +24,14 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
-from typing import Annotated, Any, NoReturn, get_args, get_origin
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, get_args, get_origin
 
 import typer
-from rich.console import Console
-from rich.markup import escape
+
+from .lazy_console import LazyConsole
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 EXIT_OK = 0
 EXIT_VIOLATIONS = 1
@@ -43,10 +46,10 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-out = Console(soft_wrap=True, emoji=False)
-"""stdout: data and reports asked for."""
-err = Console(stderr=True, soft_wrap=True, emoji=False)
-"""stderr: messages, summaries, progress."""
+out: Any = LazyConsole(soft_wrap=True, emoji=False)
+"""stdout: data and reports asked for (a rich console, made on first use: start-up)."""
+err: Any = LazyConsole(stderr=True, soft_wrap=True, emoji=False)
+"""stderr: messages, summaries, progress (a rich console, made on first use)."""
 
 
 _CONTROL = re.compile(
@@ -63,6 +66,8 @@ def clean(text: str) -> str:
 
 def safe(text: str) -> str:
     """Log text made harmless for rich: control characters shown, markup escaped."""
+    from rich.markup import escape
+
     return escape(clean(text))
 
 
@@ -143,11 +148,11 @@ def dataset_read_error(exc: BaseException, dataset: object) -> str:
     )
 
 
-def colours(console: Console) -> bool:
+def colours(console: Console | LazyConsole) -> bool:
     """Whether ``console`` shows styles: its default highlighting (numbers, quoted text...)
     changes nothing on a console without colours but costs its regular expressions, compiled
     on first use (start-up); ``highlight=colours(err)`` keeps it where it shows."""
-    return console.color_system is not None
+    return getattr(console, "rich", console).color_system is not None
 
 
 def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
@@ -339,6 +344,8 @@ def _register(argv: list[str]) -> None:
     import importlib
 
     name = argv[0] if argv else ""
+    if name == "--version":  # the root's eager option: it prints and exits before any
+        return  # command is looked up, and a parse error names only the root's options
     wanted = _COMMAND_MODULES.get(name)
     for module in (wanted,) if wanted else _ALL_MODULES:
         importlib.import_module(f"{__name__}.{module}")
@@ -422,6 +429,8 @@ def main() -> None:
         # damaged Parquet file can cause one where no checksum was recorded to catch it
         if type(exc).__name__ != "PanicException":
             raise
+        from rich.markup import escape
+
         first = (str(exc).strip().splitlines() or [""])[0][:300]
         err.print(f"[bold red]internal error:[/] {type(exc).__name__}: {escape(first)}",
                   highlight=False)  # fmt: skip

@@ -27,6 +27,7 @@ from ..bots.review import Review, ReviewError, load_events, review_game
 from ..rules import RulesetError
 from . import EXIT_OK, EXIT_VIOLATIONS, app, clean, err, fail, out
 from .frames import _width
+from .lazy_console import as_rich
 from .tables import short_name
 
 bots_app = typer.Typer(
@@ -94,7 +95,8 @@ def ladder_cmd(
     try:
         with Progress(
             TextColumn("ladder"), BarColumn(), TextColumn("{task.completed}/{task.total} games"),
-            TimeRemainingColumn(), console=err, transient=True, disable=not err.is_terminal,
+            TimeRemainingColumn(), console=as_rich(err), transient=True,
+            disable=not err.is_terminal,
         ) as bar:  # fmt: skip
             task = bar.add_task("ladder", total=total)
             pairings = ladder(

@@ -159,7 +159,7 @@ def _import(
             fh.write(blob)
     except OSError as exc:
         fail(f"{out_file}: cannot write: {exc.strerror}")
-    err.print(
+    err.line(
         f"imported {len(games):,} game(s), {n_events:,} events, to {out_file}"
         + (f"; {len(rejected)} rejected" if rejected else ""),
         highlight=False,

@@ -151,9 +151,8 @@ class ValidationRun(Report):
         bad = self.violations or self.unreadable or self.failed or self.conflicting_ids
         colour = "red" if bad else "green"
         games = f"{self.games:,} game{'' if self.games == 1 else 's'}"
-        err.print(
-            f"[bold {colour}]{games}: {self.valid:,} valid, {self.games - self.valid:,} invalid[/]",
-            highlight=colours(err),
+        err.line(
+            f"{games}: {self.valid:,} valid, {self.games - self.valid:,} invalid", f"bold {colour}"
         )
 
 

@@ -12,6 +12,7 @@ import typer
 from ..run.runners import Outcome, Runner, ShardTask, default_jobs, local_results
 from ..run.shard import Shard, ShardFailure
 from . import err, fail
+from .lazy_console import as_rich
 
 if TYPE_CHECKING:  # rich's progress bar only when one is shown (start-up)
     from rich.progress import Progress
@@ -86,7 +87,7 @@ def shard_progress(shards: int | None, show: bool) -> Iterator[ShardCounter]:
             "{task.fields[events]:,} events"
         ),
         TimeElapsedColumn(),
-        console=err,
+        console=as_rich(err),
         transient=True,
     ) as prog:
         of = "" if shards is None else f"/{shards}"  # planning may still run: no total yet
