@@ -159,6 +159,15 @@ def ingest(
     Ray), and the results are merged in shard order, so any ``jobs`` stores the same rows
     and reports the same outcomes in the same order.
 
+    Where the runner stages (:func:`~maumau_log.run.runners.runner_stages`: the pool's
+    workers the ``events`` tables, Ray's tasks every table), the workers write those files
+    into the writer's staging folder with their size and SHA-256, and this process adopts
+    them unread (:meth:`~maumau_log.store.DatasetWriter.adopt`); it reads a staged file
+    only to drop the rows of games already stored from a shard that also holds new ones
+    (a shard of stored games only adopts nothing). Everything is published in one
+    manifest commit: a process killed before it leaves the dataset as it was, and the
+    next ingest (or ``verify --repair``) deletes the leftovers.
+
     Args:
         paths: log files and folders, as for ``validate`` (:func:`expand_paths`); with a
             ``runner`` that reads them (Ray), also pyarrow filesystem URIs.
