@@ -14,6 +14,9 @@ the workers it waited for), then the dataset's bytes per game.
     python bench/bench_scale.py --games 1000000 --keep /work/bench1m \
         --skip validate1,ingest1,ray,replay
     python bench/bench_scale.py --games 1000000 --reuse /work/bench1m --skip validate1,ingest1,ray
+    # the driver's own CPU of a local-Ray ingest against the one-process ingest's CPU, per
+    # log (e.g. 4,000 and 40,000 games of ``maumau-log simulate``), 3 times each
+    python bench/bench_scale.py --driver-cpu a.jsonl,b.jsonl --repeat 3 [--code CHECKOUT]
 
 The audit runs at --jobs 1 and 2 (and on a local Ray) and its JSON reports are compared
 byte for byte (``audit_json_identical``); the step times give the projected core-hours for
@@ -98,6 +101,77 @@ def run(cmd: list[str]) -> tuple[float, float, int]:
     return seconds, usage.ru_maxrss / 1024, proc.returncode
 
 
+DRIVER_USAGE = "maumau-bench-driver-usage "
+"""The line ``--driver-cpu`` runs print on stderr at exit: the process's own CPU and peak
+RSS (``RUSAGE_SELF``: the driver alone, not Ray's processes nor the pool's workers)."""
+
+
+def run_self_usage(cmd: list[str], code: Path = ROOT) -> dict[str, float]:
+    """Run the CLI with ``code`` first on the path; the process's own user+sys CPU seconds
+    and peak RSS (MiB) as it reports them at exit, its children's (``os.wait4``: the pool's
+    workers, Ray's raylet and workers when they are its children) and the wall time."""
+    env = {**os.environ, "PYTHONPATH": str(code)}
+    boot = (
+        "import atexit, resource, sys\n"
+        "def _usage():\n"
+        "    u = resource.getrusage(resource.RUSAGE_SELF)\n"
+        f"    sys.stderr.write('{DRIVER_USAGE}%r %r\\n' % (u.ru_utime + u.ru_stime,"
+        " u.ru_maxrss / 1024))\n"
+        "atexit.register(_usage)\n"
+        "import maumau_log.cli.replay_cmds\n"
+        "from maumau_log.cli import main\n"
+        "main()\n"
+    )
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-c", boot, *cmd], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
+    assert proc.stderr is not None
+    err = proc.stderr.read().decode(errors="replace")
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    mine = [line for line in err.splitlines() if line.startswith(DRIVER_USAGE)]
+    if os.waitstatus_to_exitcode(status) not in (0, 1) or not mine:
+        print(err[-2000:], file=sys.stderr)
+        raise SystemExit(f"{cmd}: failed")
+    cpu, rss = (float(x) for x in mine[-1][len(DRIVER_USAGE) :].split())
+    everything = usage.ru_utime + usage.ru_stime
+    return {"cpu_s": round(cpu, 2), "rss_mib": round(rss), "wall_s": round(wall, 1),
+            "with_children_cpu_s": round(everything, 2)}  # fmt: skip
+
+
+def driver_cpu(logs: list[Path], work: Path, repeat: int, code: Path, jobs: int) -> None:
+    """``--driver-cpu``: per log, the one-process ingest (``--jobs 1``: its CPU is all
+    the work) and a local-Ray ingest (``--engine ray --jobs N``: the driver's own CPU and
+    peak RSS), ``repeat`` times each, into fresh datasets; then the growth of the driver's
+    CPU over the growth of the one-process ingest's CPU from the first log to the last
+    (the target: at most 0.01)."""
+    rows = []
+    for log in logs:
+        for k in range(repeat):
+            for how, extra in (("jobs1", ["--jobs", "1"]),
+                               ("ray", ["--engine", "ray", "--jobs", str(jobs)])):  # fmt: skip
+                ds = work / f"ds-{how}"
+                shutil.rmtree(ds, ignore_errors=True)
+                u = run_self_usage(["ingest", str(log), "-o", str(ds), "--no-progress", *extra],
+                                   code)  # fmt: skip
+                shutil.rmtree(ds, ignore_errors=True)
+                rows.append({"log": log.name, "run": k, "how": how, **u})
+                print(f"{log.name:<24} {how:<6} run {k}: own CPU {u['cpu_s']:7.2f} s, "
+                      f"peak RSS {u['rss_mib']:5d} MiB, wall {u['wall_s']:6.1f} s",
+                      flush=True)  # fmt: skip
+
+    def cpu(log: Path, how: str) -> list[float]:
+        return [r["cpu_s"] for r in rows if r["log"] == log.name and r["how"] == how]
+
+    if len(logs) >= 2:
+        a, b = logs[0], logs[-1]
+        one = min(cpu(b, "jobs1")) - min(cpu(a, "jobs1"))
+        drv = min(cpu(b, "ray")) - min(cpu(a, "ray"))
+        print(f"driver CPU growth {drv:.2f} s over one-process growth {one:.2f} s: "
+              f"{drv / one:.4f} (least of each)", flush=True)  # fmt: skip
+    print(json.dumps(rows, indent=1))
+
+
 def dir_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*.parquet"))
 
@@ -159,7 +233,21 @@ def main() -> None:
     ap.add_argument("--audit-sizes", default=None,
                     help="only the audit (facts and replay) and stats at these sizes, "
                     "e.g. 10000,100000")  # fmt: skip
+    ap.add_argument("--driver-cpu", default=None,
+                    help="only the driver's own CPU of a local-Ray ingest and the CPU of "
+                    "--jobs 1 for these logs, comma-separated (smallest first)")  # fmt: skip
+    ap.add_argument("--repeat", type=int, default=2, help="runs of each --driver-cpu step")
+    ap.add_argument("--code", type=Path, default=ROOT,
+                    help="the maumau-log checkout to run (before/after comparisons)")  # fmt: skip
     args = ap.parse_args()
+    if args.driver_cpu:
+        work = Path(tempfile.mkdtemp(prefix="bench-driver-"))
+        try:
+            logs = [Path(x).resolve() for x in args.driver_cpu.split(",")]
+            driver_cpu(logs, work, args.repeat, args.code.resolve(), args.jobs)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        return
     skip = {x for x in args.skip.split(",") if x}
     if skip - set(STEPS):
         ap.error(f"--skip: unknown steps {sorted(skip - set(STEPS))}; the steps: {STEPS}")

@@ -80,6 +80,7 @@ def test_a_staged_write_error_without_errno_keeps_its_text(
     logs.mkdir()
     for i in range(2):  # two files: two shards, so the staged path runs (jobs 2)
         (logs / f"{i}.jsonl").write_bytes(ONE.read_bytes().replace(b"t7-000123", b"g%d" % i))
+    (tmp_path / "stage").mkdir()  # the staging folder the worker sees
     task = runners_mod.ShardTask(None, True, None, stage=str(tmp_path / "stage"), stage_id="x")
     res = task(plan_shards(expand_paths([str(logs)]), 1 << 20, 1)[0])
     assert res.write is not None and res.write[1] is None  # type: ignore[union-attr]

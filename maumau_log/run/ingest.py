@@ -52,7 +52,14 @@ from ..store.known import KnownGames
 from ..store.manifest import checked_scan
 from ..store.matches import MatchRound, match_rows, update_matches  # noqa: F401
 from ..violations import Violation
-from .runners import Runner, ShardTask, local_results, runner_stages, runner_workers
+from .runners import (
+    STAGED_TABLES,
+    Runner,
+    ShardTask,
+    local_results,
+    runner_stages,
+    runner_workers,
+)
 from .shard import (
     SHARD_BYTES,
     GameOutcome,
@@ -152,6 +159,15 @@ def ingest(
     Ray), and the results are merged in shard order, so any ``jobs`` stores the same rows
     and reports the same outcomes in the same order.
 
+    Where the runner stages (:func:`~maumau_log.run.runners.runner_stages`: the pool's
+    workers the ``events`` tables, Ray's tasks every table), the workers write those files
+    into the writer's staging folder with their size and SHA-256, and this process adopts
+    them unread (:meth:`~maumau_log.store.DatasetWriter.adopt`); it reads a staged file
+    only to drop the rows of games already stored from a shard that also holds new ones
+    (a shard of stored games only adopts nothing). Everything is published in one
+    manifest commit: a process killed before it leaves the dataset as it was, and the
+    next ingest (or ``verify --repair``) deletes the leftovers.
+
     Args:
         paths: log files and folders, as for ``validate`` (:func:`expand_paths`); with a
             ``runner`` that reads them (Ray), also pyarrow filesystem URIs.
@@ -183,9 +199,12 @@ def ingest(
         writer.check(writer.manifest.files["games"])  # what decides duplicates: as recorded
         known.load(dataset)
         ingested_at = datetime.now(UTC)
-        # workers on this machine write the events tables into the staging folder
-        stage = str(writer.tmp.resolve()) if runner_stages(runner, jobs) else None
-        task = ShardTask(rules_file_options, True, ingested_at, stage=stage, stage_id=writer.id)
+        # the workers write these tables into the staging folder (the pool: events; Ray:
+        # every table), returning only the files' names, rows, sizes and SHA-256
+        staged_tables = runner_stages(runner, jobs)
+        stage = str(writer.tmp.resolve()) if staged_tables else None
+        task = ShardTask(rules_file_options, True, ingested_at, stage=stage, stage_id=writer.id,
+                         staged_tables=staged_tables or STAGED_TABLES)  # fmt: skip
         # planned as the runner reads them: on_plan has the count once all are
         shards = plan_shards(files, shard_bytes, runner_workers(runner, jobs), on_plan)
         results = runner(shards, task) if runner is not None else local_results(shards, task, jobs)
@@ -207,6 +226,7 @@ def ingest(
                     summary.unreadable.append(str(res.unreadable))  # the rest goes on
                     continue
                 drop: set[str] = set()
+                added = summary.added
                 stored = known.lookup(g.key for g in res.games)
                 new: dict[str, tuple[int, str, int]] = {}
                 for g in res.games:
@@ -241,12 +261,15 @@ def ingest(
                 known.add(new)
                 for (ruleset, date), tables in res.tables.items():
                     writer.write(ruleset, date, _without(tables, drop))
-                for (name, ruleset, date), (rel, rows) in res.staged.items():
-                    if drop:  # rare: the staged rows less the dropped games, written here
+                if summary.added == added:
+                    pass  # every row staged is of a game dropped: none is adopted
+                elif drop:  # rare: the staged rows less the dropped games, written here
+                    for (name, ruleset, date), (rel, *_) in res.staged.items():
                         staged = pq.read_table(writer.tmp / rel, schema=SCHEMAS[name])
                         writer.write(ruleset, date, _without({name: staged}, drop))
-                    else:
-                        writer.adopt(name, rel, rows)
+                else:  # taken as the worker wrote, flushed and hashed it: never read here
+                    for (name, _, _), (rel, rows, size, sha256) in res.staged.items():
+                        writer.adopt(name, rel, rows, size, sha256)
                 if on_shard is not None:
                     on_shard(res)
         finally:  # the workers stopped before the writer's abort removes the staging

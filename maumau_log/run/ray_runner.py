@@ -1,21 +1,28 @@
 """The Ray runner (``--engine ray``, the optional extra ``maumau-log[ray]``).
 
-Local paths (every node must see them, e.g. a shared filesystem): one plain Ray task
-(``ray.remote``) per planned shard runs the shard function
-(:func:`maumau_log.run.shard.run_shard`), the task reading its shard's byte range itself
-(:func:`ray_range_results`), so a local Ray gets the balanced shards the local pool gets
+Workers write, the driver commits. Every Ray task replays its shard and writes every table
+the shard produces (``games``, ``results``, ``events``, ``violations``, the audit's facts)
+straight into the ingest's staging folder inside the dataset folder
+(:func:`maumau_log.run.runners.stage_tables`), each file hashed and flushed to disk by the
+task. What comes back to the driver is small: the games' outcomes (ids, content hashes,
+violations; the ingest's rule on game ids needs them in input order) and, per staged file,
+its name, rows, size and SHA-256. The driver merges these in shard order exactly as the
+local runner does (:func:`maumau_log.run.runners.merge_order`) and publishes the files in one
+crash-safe manifest commit (:meth:`maumau_log.store.DatasetWriter.commit`), never reading
+nor hashing them. So the dataset folder must be at the same path on every node (a shared
+filesystem); a task that does not see the staging folder fails the ingest with exit 2 and
+writes nothing.
+
+Local paths (every node must see them too): one plain Ray task (``ray.remote``) per
+planned shard, the task reading its shard's byte range itself (:func:`ray_range_results`),
+so a local Ray gets the balanced shards the local pool gets
 (:func:`~maumau_log.run.shard.balanced_target`), no read stage and none of Ray Data's own
-actors (their start-up was most of what a local Ray lost to ``--jobs 2``). Pyarrow
-filesystem URIs (``s3://bucket/logs/``): Ray Data reads the files as binary files
-(``read_binary_files``, :func:`ray_results`), a file being one shard, and ``map_batches``
-(``batch_format="pyarrow"``, one batch per shard) returns the rows as Arrow IPC streams,
-one output row per (shard, partition), so the tables stay Arrow from the worker to the
-writer. Either way this process then merges the shards in input order exactly as the
-local runner does (:func:`maumau_log.run.runners.merge_order`) and writes them through the
-same :class:`~maumau_log.store.DatasetWriter`, so the dataset is the same hive-partitioned
-tables, published the same crash-safe way. (A match whose rounds lie in several shards is
-replayed again here with its state, as locally: this process must be able to read those
-files too.)
+actors (their start-up was most of what a local Ray lost to ``--jobs 2``). A shard holding
+rounds of a match that began in an earlier shard is replayed again with that match's state
+as one more Ray task (:func:`ray_rerun`). Pyarrow filesystem URIs (``s3://bucket/logs/``):
+Ray Data reads the files as binary files (``read_binary_files``, :func:`ray_results`), a file
+being one shard, and ``map_batches`` returns one row per shard, its pickled outcome; a
+match continued across files is replayed again on the driver there (it reads the file).
 
 A shard whose function fails comes back as a :class:`~maumau_log.run.shard.ShardFailure` with
 its file and the error; when Ray itself gives up (a node lost after its retries), every
@@ -27,41 +34,21 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import pyarrow as pa
 
+from ..scoring.matches import MatchState
 from ..store import TABLES
-from .runners import Outcome, Runner, ShardTask, default_jobs, merge_order
+from .runners import Outcome, Rerun, Runner, ShardTask, default_jobs, merge_order
 from .shard import Shard, ShardFailure, ShardResult, is_uri
 
-_TABLE_COLUMNS = tuple(f"t_{name}" for name in TABLES)
-_OUT_SCHEMA = pa.schema(
-    [
-        ("file", pa.int64()),
-        ("shard", pa.int64()),
-        ("ruleset", pa.string()),
-        ("date", pa.string()),
-        ("meta", pa.large_binary()),
-        *[(c, pa.large_binary()) for c in _TABLE_COLUMNS],
-    ]
-)
-
-
-def _ipc(table: pa.Table | None) -> bytes | None:
-    if table is None or table.num_rows == 0:
-        return None
-    sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, table.schema) as w:
-        w.write_table(table)
-    return sink.getvalue().to_pybytes()
-
-
-def _from_ipc(data: bytes | None) -> pa.Table | None:
-    if data is None:
-        return None
-    return pa.ipc.open_stream(pa.py_buffer(data)).read_all()
+_OUT_SCHEMA = pa.schema([("file", pa.int64()), ("shard", pa.int64()), ("meta", pa.large_binary())])
+"""One row per shard out of ``map_batches``: the pickled outcome. It carries no table: the
+task wrote every table of the shard into the ingest's staging folder
+(:func:`~maumau_log.run.runners.stage_tables`), so only the games' outcomes and the staged
+files' names, rows, sizes and SHA-256 reach the driver."""
 
 
 def _local_path(path: str) -> str:
@@ -96,27 +83,17 @@ class _ReplayBatch:
 
 
 def _replay(task: ShardTask, s: Shard, rows: dict[str, list[Any]], file_no: int) -> None:
-    """Run the shard function on ``s`` and add its rows: one per (shard, partition), the
-    pickled outcome in the first, each table as Arrow IPC (a failure is never lost: as in
-    :func:`_run_one`, a task that raises past its own guard is this shard's failure; an
-    exception out of ``map_batches`` would fail every shard not yet received)."""
+    """Run the shard function on ``s`` and add its row: the pickled outcome (a failure is
+    never lost: as in :func:`_run_one`, a task that raises past its own guard is this
+    shard's failure; an exception out of ``map_batches`` would fail every shard not yet
+    received)."""
     try:
         res = task(s)
     except Exception as exc:  # never lose a shard
         res = ShardFailure(s, f"{type(exc).__name__}: {exc}")
-    parts = res.tables if isinstance(res, ShardResult) else {}
-    if isinstance(res, ShardResult):
-        res.tables = {}
-    keys = list(parts) or [("", "")]
-    for k, (ruleset, date) in enumerate(keys):
-        rows["file"].append(file_no)
-        rows["shard"].append(s.index)
-        rows["ruleset"].append(ruleset)
-        rows["date"].append(date)
-        rows["meta"].append(pickle.dumps(res) if k == 0 else None)
-        tables = parts.get((ruleset, date), {})
-        for name, col in zip(TABLES, _TABLE_COLUMNS, strict=True):
-            rows[col].append(_ipc(tables.get(name)))
+    rows["file"].append(file_no)
+    rows["shard"].append(s.index)
+    rows["meta"].append(pickle.dumps(res, protocol=5))
 
 
 def _init(address: str | None, num_cpus: int | None) -> None:
@@ -186,17 +163,47 @@ def ray_results(
     yield from _in_order(ds, shards)
 
 
-def _run_one(task: ShardTask, shard: Shard) -> Outcome:
-    """The Ray task of :func:`ray_range_results`: one shard, its byte range read by the
-    task; a bug becomes a :class:`~maumau_log.run.shard.ShardFailure` (never a lost shard).
+def _run_one(
+    task: ShardTask, shard: Shard, matches: Mapping[str, MatchState] | None = None
+) -> Outcome:
+    """The Ray task of :func:`ray_range_results` (and of a shard's replay again with
+    ``matches``, :func:`ray_rerun`): one shard, its byte range read by the task; a bug
+    becomes a :class:`~maumau_log.run.shard.ShardFailure` (never a lost shard).
 
     :class:`~maumau_log.run.runners.ShardTask` catches its own errors; this guard is for a
     task whose ``__call__`` raises before that (a subclass: tests/test_ray.py's failing
     shard), so its failure reads as the task's error, not as Ray's wrapper of it."""
     try:
-        return task(shard)
+        return task(shard, matches)
     except Exception as exc:  # never lose a shard
         return ShardFailure(shard, f"{type(exc).__name__}: {exc}")
+
+
+def ray_rerun(task: ShardTask) -> Rerun:
+    """The merge's replay of a shard with match states from earlier shards
+    (:func:`~maumau_log.run.runners.merge_order`), as one Ray task, so that the driver
+    reads no log and builds no row for it either (it waits for that one task: rare, the
+    planner cuts before a match's first round where it can).
+
+    Returns:
+        ``rerun(shard, matches)``: the task's outcome; a Ray error (the node lost after
+        Ray's retries) is the shard's :class:`~maumau_log.run.shard.ShardFailure`.
+    """
+    import ray
+
+    remote: Any = ray.remote(num_cpus=1)(_run_one)  # (Ray's types miss the default)
+    refs: list[Any] = []
+
+    def rerun(shard: Shard, matches: Mapping[str, MatchState]) -> Outcome:
+        if not refs:
+            refs.append(ray.put(task))
+        try:
+            res: Outcome = ray.get(remote.remote(refs[0], shard, dict(matches)))
+        except Exception as exc:  # Ray gave up on this task
+            res = ShardFailure(shard, f"Ray: {_one_line(exc)}")
+        return res
+
+    return rerun
 
 
 def ray_range_results(
@@ -215,9 +222,10 @@ def ray_range_results(
     CPU more than plain tasks to the first result on the 2-core machine
     (docs/explanations/scale-and-ray.md).
     At most ``4 *`` the cluster's CPUs shards are submitted and not yet yielded (memory
-    bounded, as the local pool's window); each result (its Arrow tables out of band,
-    pickle protocol 5) comes back through Ray's object store. Only for local paths (every
-    node must see them, as for :func:`ray_results`); URIs go through :func:`ray_results`.
+    bounded, as the local pool's window); each result comes back through Ray's object
+    store (with an ingest's task, no table: the task staged them). Only for local paths
+    (every node must see them, as for :func:`ray_results`); URIs go through
+    :func:`ray_results`.
 
     Args:
         shards: the planned shards (:func:`~maumau_log.run.shard.plan_shards`).
@@ -310,22 +318,11 @@ def _read_binary(paths: list[str]) -> Any:
 
 
 def _collect(batch: pa.Table, pending: dict[int, ShardResult | ShardFailure]) -> None:
-    cols = {n: batch.column(n).to_pylist() for n in ("shard", "ruleset", "date", "meta")}
-    tables = {c: batch.column(c).to_pylist() for c in _TABLE_COLUMNS}
-    for i, idx in enumerate(cols["shard"]):
-        meta = cols["meta"][i]
-        if meta is not None:
-            pending[idx] = pickle.loads(meta)
-        res = pending[idx]
-        if not isinstance(res, ShardResult):
-            continue
-        part = {}
-        for name, col in zip(TABLES, _TABLE_COLUMNS, strict=True):
-            t = _from_ipc(tables[col][i])
-            if t is not None:
-                part[name] = t
-        if part:
-            res.tables[(cols["ruleset"][i], cols["date"][i])] = part
+    """The outcomes of one batch of :data:`_OUT_SCHEMA` rows, by shard."""
+    for idx, meta in zip(
+        batch.column("shard").to_pylist(), batch.column("meta").to_pylist(), strict=True
+    ):
+        pending[idx] = pickle.loads(meta)
 
 
 def ray_runner(address: str | None = None, num_cpus: int | None = None) -> Runner:
@@ -335,9 +332,10 @@ def ray_runner(address: str | None = None, num_cpus: int | None = None) -> Runne
     The runner's ``workers`` (:func:`~maumau_log.run.runners.runner_workers`) is a local Ray's
     CPUs, so the caller plans balanced shards; on a cluster (``address`` or
     ``RAY_ADDRESS``) it is 1 (the cluster's size is not known before it is joined). Its
-    ``stages`` (:func:`~maumau_log.run.runners.runner_stages`) is true for a local Ray: the
-    tasks write the ``events`` tables into the ingest's staging folder themselves; on a
-    cluster every table travels to the driver (the nodes may not see its folder).
+    ``stages`` (:func:`~maumau_log.run.runners.runner_stages`) is every table
+    (:data:`~maumau_log.store.TABLES`): the tasks write them into the ingest's staging
+    folder, on a local Ray and on a cluster alike (whose nodes must see the dataset folder
+    at the same path), and no table row travels to the driver.
 
     Raises:
         ImportError: Ray is not installed (``pip install 'maumau-log[ray]'``).
@@ -346,7 +344,8 @@ def ray_runner(address: str | None = None, num_cpus: int | None = None) -> Runne
 
     def run(shards: Sequence[Shard], task: ShardTask) -> Iterator[Outcome]:
         if not any(is_uri(s.path) for s in shards):
-            return merge_order(ray_range_results(shards, task, address, num_cpus), task, shards)
+            results = ray_range_results(shards, task, address, num_cpus)
+            return merge_order(results, task, shards, ray_rerun(task))
         # URIs: one shard per file, a task reading a whole file's bytes (give Ray many
         # files for a wide cluster)
         paths = list(dict.fromkeys(s.path for s in shards))
@@ -355,6 +354,7 @@ def ray_runner(address: str | None = None, num_cpus: int | None = None) -> Runne
 
     local = address is None and not os.environ.get("RAY_ADDRESS")
     run.workers = (num_cpus or default_jobs()) if local else 1  # type: ignore[attr-defined]
-    # a local Ray's tasks see the staging folder: they write the events tables themselves
-    run.stages = local  # type: ignore[attr-defined]
+    # the tasks write every table into the staging folder (on a cluster, each node must
+    # see the dataset folder): no row travels to the driver
+    run.stages = TABLES  # type: ignore[attr-defined]
     return run

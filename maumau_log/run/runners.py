@@ -46,6 +46,17 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+STAGED_TABLES = ("events",)
+"""The tables a local pool's worker writes itself when the ingest stages
+(:attr:`ShardTask.stage`): the ``events`` table is about 85% of an ingest's Parquet bytes
+and of its writing time (zstd, about 10 CPU s at 10^5 games), which the parent otherwise
+spends beside the workers on 2 cores, with the tables travelling to it first. The smaller
+tables go to the parent, which writes each partition's rows into one file per ingest (what
+``stats`` and ``audit`` read stays a few files). Ray stages every table
+(:func:`runner_stages`): there the driver must stay flat in the rows, at the price of one
+file per shard and partition of each table (``compact`` joins them)."""
+
+
 @dataclass(frozen=True)
 class ShardTask:
     """The shard function with an ingest's (or a validation's) fixed arguments; picklable,
@@ -56,9 +67,12 @@ class ShardTask:
         collect: build the dataset's tables.
         ingested_at: the ingest's time.
         stage: the ingest's staging folder (an absolute path) where the worker writes its
-            shard's :data:`STAGED_TABLES` itself (:func:`stage_tables`), or None (the
-            tables travel back with the result).
+            shard's ``staged_tables`` itself (:func:`stage_tables`), or None (the tables
+            travel back with the result).
         stage_id: the ingest's id, part of the staged files' names.
+        staged_tables: the tables the worker writes when it stages: :data:`STAGED_TABLES`
+            (the local pool), or every table (:data:`~maumau_log.store.TABLES`: Ray, so
+            no row travels to the driver).
         max_line_bytes: the longest line the shards' readers accept: the planning
             process's :func:`~maumau_log.logs.lines.line_limit` (taken when the task is made),
             so every worker, local or on a Ray node, reads the lines the planner cut
@@ -71,11 +85,16 @@ class ShardTask:
     stage: str | None = None
     stage_id: str = ""
     max_line_bytes: int = field(default_factory=line_limit)
+    staged_tables: tuple[str, ...] = STAGED_TABLES
 
     def __call__(self, shard: Shard, matches: Mapping[str, MatchState] | None = None) -> Outcome:
         """Run :func:`~maumau_log.run.shard.run_shard` on ``shard``; a bug becomes a
         :class:`ShardFailure` (never a lost shard). With ``stage``, the shard's
-        :data:`STAGED_TABLES` are written there (:func:`stage_tables`)."""
+        ``staged_tables`` are written there (:func:`stage_tables`); a worker that does not
+        see the staging folder (a Ray node without the dataset's filesystem) fails the
+        shard as a write error before replaying it, and writes nothing."""
+        if self.stage is not None and not os.path.isdir(self.stage):
+            return ShardFailure(shard, _UNSEEN, (os.path.basename(self.stage), None, _UNSEEN))
         try:
             res = run_shard(
                 shard,
@@ -86,7 +105,7 @@ class ShardTask:
                 max_line_bytes=self.max_line_bytes,
             )
             if self.stage is not None:
-                stage_tables(res, self.stage, self.stage_id)
+                stage_tables(res, self.stage, self.stage_id, self.staged_tables)
             return res
         except StagingError as exc:
             err = exc.error
@@ -109,19 +128,20 @@ class StagingError(Exception):
         self.error = error
 
 
-STAGED_TABLES = ("events",)
-"""The tables a worker writes itself when the ingest stages (:attr:`ShardTask.stage`): the
-``events`` table is about 85% of an ingest's Parquet bytes and of its writing time (zstd,
-about 10 CPU s at 10^5 games), which the parent otherwise spends beside the workers on 2
-cores, with the tables travelling to it first. The smaller tables go to the parent, which
-writes each partition's rows into one file per ingest (what ``stats`` and ``audit`` read
-stays a few files)."""
+_UNSEEN = (
+    "this worker does not see the ingest's staging folder in the dataset folder: every "
+    "Ray node must see the dataset folder at the same path (a shared filesystem)"
+)
 
 
-def stage_tables(res: ShardResult, stage: str, stage_id: str) -> None:
-    """Write ``res``'s :data:`STAGED_TABLES` into the ingest's staging folder (the
+def stage_tables(
+    res: ShardResult, stage: str, stage_id: str, tables: tuple[str, ...] = STAGED_TABLES
+) -> None:
+    """Write ``res``'s ``tables`` into the ingest's staging folder (the
     :class:`~maumau_log.store.DatasetWriter`'s, published with the rest at its commit) and
-    move them from ``res.tables`` to ``res.staged``.
+    move them from ``res.tables`` to ``res.staged``, each with its size and SHA-256
+    (:func:`~maumau_log.store.writer.write_staged`: hashed from the bytes in memory,
+    flushed to disk), so that the publishing process records them without reading them.
 
     Each partition's table becomes ``<stage>/<table>/ruleset=R/date=D/part-<stage_id>-
     s<shard>.parquet``, written under a temporary name and renamed, so a file that exists
@@ -133,27 +153,30 @@ def stage_tables(res: ShardResult, stage: str, stage_id: str) -> None:
         res: the shard's result (changed in place).
         stage: the staging folder.
         stage_id: the ingest's id (file names).
+        tables: the tables to write (the others stay in ``res.tables``).
     Raises:
         StagingError: a file cannot be written (:class:`ShardTask` turns it into a
             :class:`~maumau_log.run.shard.ShardFailure` with ``write`` set: the ingest stops
             with exit 2, nothing published).
     """
     from ..store import partition_dir
-    from ..store.writer import write_file
+    from ..store.writer import write_staged
 
-    for (ruleset, date), tables in res.tables.items():
-        for name in STAGED_TABLES:
-            table = tables.get(name)
-            if table is None or table.num_rows == 0:
+    for (ruleset, date), part in res.tables.items():
+        for name in tables:
+            table = part.get(name)
+            if table is None:
                 continue
-            part = f"part-{stage_id}-s{res.shard.index:05d}.parquet"
-            rel = f"{partition_dir(name, ruleset, date)}/{part}"
-            try:
-                write_file(name, table, os.path.join(stage, rel), atomic=True)
-            except OSError as exc:
-                raise StagingError(rel, exc) from exc
-            res.staged[(name, ruleset, date)] = (rel, table.num_rows)
-            del tables[name]
+            if table.num_rows:
+                file = f"part-{stage_id}-s{res.shard.index:05d}.parquet"
+                rel = f"{partition_dir(name, ruleset, date)}/{file}"
+                try:
+                    size, sha256 = write_staged(name, table, os.path.join(stage, rel))
+                except OSError as exc:
+                    raise StagingError(rel, exc) from exc
+                res.staged[(name, ruleset, date)] = (rel, table.num_rows, size, sha256)
+            del part[name]
+    res.tables = {key: part for key, part in res.tables.items() if part}
 
 
 def serial_results(shards: Iterable[Shard], task: ShardTask) -> Iterator[Outcome]:
@@ -306,27 +329,37 @@ def pool_results(shards: Iterable[Shard], task: ShardTask, jobs: int) -> Iterato
         _kill(pool)
 
 
+Rerun = Callable[[Shard, Mapping[str, MatchState]], Outcome]
+"""Runs one shard again with match states (:func:`merge_order`)."""
+
+
 def merge_order(
-    results: Iterable[Outcome], task: ShardTask, shards: Sequence[Shard] | None = None
+    results: Iterable[Outcome],
+    task: ShardTask,
+    shards: Sequence[Shard] | None = None,
+    rerun: Rerun | None = None,
 ) -> Iterator[Outcome]:
     """Put back the match state that crosses shards, in shard order.
 
-    A shard whose matches already had rounds in an earlier shard is replayed again here,
-    with the match states the shards before left (so its rounds are checked against their
-    match exactly as one replay of the whole input checks them). Shards are yielded in the
-    order given.
+    A shard whose matches already had rounds in an earlier shard is replayed again, with
+    the match states the shards before left (so its rounds are checked against their
+    match exactly as one replay of the whole input checks them): here, or where ``rerun``
+    sends it (Ray: a task on a node, so the driver reads no log and builds no row).
+    Shards are yielded in the order given.
 
     Args:
         results: runner output in shard order.
         task: the shard function (for the replays again).
         shards: the shards with their data (Ray hands results without it), or None.
+        rerun: runs a shard again with match states; None: ``task`` in this process.
     """
     states: dict[str, MatchState] = {}
+    again: Rerun = rerun if rerun is not None else task
     try:
         for res in results:
             if isinstance(res, ShardResult) and res.match_ids & states.keys():
                 shard = shards[res.shard.index] if shards is not None else res.shard
-                res = task(shard, {m: states[m] for m in res.match_ids if m in states})
+                res = again(shard, {m: states[m] for m in res.match_ids if m in states})
             if isinstance(res, ShardResult):
                 states.update(res.matches)
                 res.matches = {}
@@ -343,16 +376,23 @@ def local_results(shards: Sequence[Shard], task: ShardTask, jobs: int) -> Iterat
     return merge_order(pool_results(shards, task, jobs), task, shards)
 
 
-def runner_stages(runner: Runner | None, jobs: int = 1) -> bool:
-    """Whether an ingest on ``runner`` lets the workers write their shards'
-    :data:`STAGED_TABLES` into its staging folder (:func:`stage_tables`): only where they
-    share this machine's filesystem, i.e. the local pool with more than one process
-    (``runner`` None and ``jobs`` > 1) or a runner with a true ``stages`` attribute (the
-    pool of ``--jobs N``, a local Ray). Elsewhere (one process, a Ray cluster, a runner
-    that says nothing) the tables travel to the parent, which writes them."""
+def runner_stages(runner: Runner | None, jobs: int = 1) -> tuple[str, ...]:
+    """The tables the workers of an ingest on ``runner`` write into its staging folder
+    themselves (:func:`stage_tables`); empty when they write none.
+
+    The local pool with more than one process (``runner`` None and ``jobs`` > 1, or a
+    runner whose ``stages`` attribute is True): :data:`STAGED_TABLES`. A runner whose
+    ``stages`` is a tuple of table names: those (Ray: every table, on a cluster too, whose
+    nodes must then see the dataset folder). Elsewhere (one process, a runner that says
+    nothing) the tables travel to the parent, which writes them."""
     if runner is None:
-        return jobs > 1
-    return getattr(runner, "stages", False) is True
+        return STAGED_TABLES if jobs > 1 else ()
+    stages = getattr(runner, "stages", False)
+    if stages is True:
+        return STAGED_TABLES
+    if isinstance(stages, tuple) and all(isinstance(t, str) for t in stages):
+        return stages
+    return ()
 
 
 Runner = Callable[[Sequence[Shard], ShardTask], Iterator[Outcome]]

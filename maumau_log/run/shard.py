@@ -155,8 +155,9 @@ class ShardResult:
         match_ids: the matches whose rounds this shard holds.
         matches: the match states at the end of the shard (for the next shard's replay).
         seeded: the shard was replayed with match state from earlier shards.
-        staged: (table, ruleset, date) to (path relative to the staging folder, rows) of
-            the tables the worker wrote itself (:func:`maumau_log.run.runners.stage_tables`).
+        staged: (table, ruleset, date) to (path relative to the staging folder, rows,
+            bytes, SHA-256) of the tables the worker wrote itself
+            (:func:`maumau_log.run.runners.stage_tables`): all the publisher needs.
     """
 
     shard: Shard
@@ -166,7 +167,7 @@ class ShardResult:
     match_ids: set[str] = field(default_factory=set)
     matches: dict[str, MatchState] = field(default_factory=dict)
     seeded: bool = False
-    staged: dict[tuple[str, str, str], tuple[str, int]] = field(default_factory=dict)
+    staged: dict[tuple[str, str, str], tuple[str, int, int, str]] = field(default_factory=dict)
 
     @property
     def events(self) -> int:

@@ -7,8 +7,9 @@ Two kinds of check:
    ``maumau_log.table`` key of its schema metadata) and of a version this maumau-log reads.
    A manifest written before checksums were recorded is accepted: its files are checked
    for presence and readability, and the report says their checksums were not recorded.
-   Parquet files under the table folders that the manifest does not list (left by an
-   interrupted ingest; the next ingest deletes them) are noted, not counted as damage.
+   Parquet files under the table folders that the manifest does not list and staging
+   folders (``.tmp-*``), left by an interrupted ingest (the next ingest or ``verify
+   --repair`` deletes them), are noted, not counted as damage.
 2. Agreement between the tables (over the files that passed 1):
 
    - ``games``: each ``game_id`` once;
@@ -25,9 +26,10 @@ Two kinds of check:
    - ``matches``: every ``match_id`` of ``games`` has one ``matches`` row and every row
      has its rounds (``rounds`` = the games stored with that id).
 
-Every problem names the file or the game it is about. Nothing is repaired. A dataset that
-cannot be checked safely is refused (exit 2) as every command refuses it: a manifest entry
-that is not a plain path of its table, or a symbolic link inside the dataset
+Every problem names the file or the game it is about. Nothing is repaired (``verify
+--repair`` deletes leftovers first: :func:`maumau_log.store.writer.remove_leftovers`). A
+dataset that cannot be checked safely is refused (exit 2) as every command refuses it: a
+manifest entry that is not a plain path of its table, or a symbolic link inside the dataset
 (:mod:`maumau_log.store.paths`).
 """
 
@@ -85,6 +87,8 @@ class VerifyReport:
         checksummed: of those, files whose checksum was recorded and matched.
         unrecorded: files listed without a recorded size and checksum (older version).
         unlisted: Parquet files under the table folders that the manifest does not list.
+        staging: staging folders (``.tmp-*``) of ingests killed before their commit (or
+            running now), with the files their workers staged.
         rows: rows read per table (from the files that passed the file checks).
         problems: every problem, files first.
     """
@@ -94,6 +98,7 @@ class VerifyReport:
     checksummed: int = 0
     unrecorded: int = 0
     unlisted: list[str] = field(default_factory=list)
+    staging: list[str] = field(default_factory=list)
     rows: dict[str, int] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
 
@@ -111,6 +116,7 @@ class VerifyReport:
             "checksummed": self.checksummed,
             "checksums_not_recorded": self.unrecorded,
             "unlisted_files": self.unlisted,
+            "staging_folders": self.staging,
             "rows": self.rows,
             "problems": [
                 {"check": p.check, "where": p.where, "message": p.message} for p in self.problems
@@ -357,6 +363,7 @@ def verify(dataset: str | os.PathLike[str]) -> VerifyReport:
                 damaged.add(table)
                 report.problems.append(Problem("file", rel, why))
     report.unlisted = sorted(rel for rel in parquet_files(root) if rel not in listed)
+    report.staging = sorted(p.name for p in root.iterdir() if p.name.startswith(".tmp-"))
     try:
         frames = {t: scan_paths(t, good[t]).collect() for t in ALL_TABLES}
     except (pl.exceptions.PolarsError, OSError) as exc:

@@ -68,6 +68,124 @@ def write_file(
         os.replace(out, target)
 
 
+def write_staged(table: str, data: pa.Table, path: str | os.PathLike[str]) -> tuple[int, str]:
+    """Write one staged file as a worker does (:func:`maumau_log.run.runners.stage_tables`):
+    as :func:`write_file` (the table's schema, metadata and writer options), the bytes
+    made in memory, hashed there, written under a temporary name, flushed to disk
+    (``fsync``) and renamed. The publishing process takes the file as it is
+    (:meth:`DatasetWriter.adopt`): it never reads nor hashes it again.
+
+    Args:
+        table: the dataset table (a key of ``SCHEMAS``).
+        data: its rows.
+        path: the file (its folder is created).
+    Returns:
+        (its size in bytes, its SHA-256 as hex): the manifest's ``file_info`` of it.
+    Raises:
+        OSError: the folder or the file cannot be written (a full disk, a size limit).
+    """
+    import hashlib
+
+    target = os.fspath(path)
+    os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
+    schema = SCHEMAS[table]
+    sink = pa.BufferOutputStream()
+    pq.write_table(data.cast(schema).replace_schema_metadata(schema.metadata), sink,
+                   **_writer_options(table))  # fmt: skip
+    buf = sink.getvalue()
+    digest = hashlib.sha256(buf).hexdigest()
+    out = f"{target}.{os.getpid()}.tmp"
+    try:
+        with open(out, "wb") as fh:
+            fh.write(buf)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(out, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(out)
+        raise
+    return buf.size, digest
+
+
+def _leftovers(root: Path, manifest: Manifest) -> tuple[list[Path], list[str]]:
+    """What an interrupted ingest left in a dataset: its staging folders and temporary
+    manifests (``.tmp-*``, ``.<manifest>.*.tmp``) and the Parquet files under the table
+    folders that the manifest does not list (moved into place by a commit that did not
+    publish its manifest).
+
+    Raises:
+        DatasetError: a link among them (:func:`~maumau_log.store.paths.link_refused`), or
+            under a table folder (:func:`~maumau_log.store.paths.parquet_files`).
+    """
+    listed = {f for files in manifest.files.values() for f in files}
+    entries = []
+    for p in root.iterdir():
+        if p.name.startswith(".tmp-") or (
+            p.name.startswith(f".{MANIFEST}.") and p.name.endswith(".tmp")
+        ):
+            if p.is_symlink():
+                raise link_refused(p)
+            entries.append(p)
+    return sorted(entries), [rel for rel in parquet_files(root) if rel not in listed]
+
+
+def _remove_leftovers(root: Path, entries: list[Path], unlisted: list[str]) -> None:
+    for p in entries:
+        if p.is_dir():  # rmtree does not follow links inside (avoids_symlink_attacks)
+            shutil.rmtree(p, ignore_errors=True)
+        else:
+            p.unlink(missing_ok=True)
+    for rel in unlisted:
+        remove_file(root, rel)
+
+
+def remove_leftovers(dataset: str | os.PathLike[str]) -> list[str]:
+    """Delete what interrupted ingests left in a dataset (``verify --repair``): the
+    staging folders of runs killed before their commit (with the files their workers
+    staged), temporary manifests, and Parquet files a commit killed before its manifest
+    moved into place. Listed files are never touched; the next ingest deletes the same.
+
+    Takes the dataset's lock first, so the staging folder of an ingest running now is
+    never taken for a leftover.
+
+    Args:
+        dataset: the dataset folder.
+    Returns:
+        What was deleted, relative to the dataset (folders with a trailing ``/``), sorted.
+    Raises:
+        DatasetError: not a dataset (see :func:`~maumau_log.store.manifest.read_manifest`),
+            a listed file missing or changed in size (:func:`check_files`), an ingest holds
+            the lock, a link among the leftovers, or a leftover cannot be deleted.
+    """
+    from .manifest import read_manifest
+
+    root = Path(dataset)
+    manifest = read_manifest(root)
+    try:
+        fd = open_lock(root)
+    except OSError as exc:
+        raise DatasetError(f"{root}: cannot open the lock: {exc.strerror or exc}") from exc
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            raise DatasetError(
+                f"{root}: an ingest holds the lock on this dataset ({root / '.lock'}); "
+                "its staging folder is no leftover: run this again when it has finished"
+            ) from exc
+        manifest = check_files(root, manifest)
+        entries, unlisted = _leftovers(root, manifest)
+        names = [f"{p.name}/" if p.is_dir() else p.name for p in entries]
+        try:
+            _remove_leftovers(root, entries, unlisted)
+        except OSError as exc:
+            raise DatasetError(f"{root}: cannot delete a leftover: {exc}") from exc
+        return sorted(names + unlisted)
+    finally:
+        os.close(fd)  # closing releases the flock
+
+
 class DatasetWriter:
     """Writes one ingest's files and publishes them atomically.
 
@@ -90,6 +208,7 @@ class DatasetWriter:
         self.tmp = self.root / f".tmp-{self.id}"
         self._writers: dict[tuple[str, str, str], pq.ParquetWriter] = {}
         self._written: dict[str, str] = {}  # relative path of a file in tmp -> its table
+        self._info: dict[str, dict[str, Any]] = {}  # adopted files' size and SHA-256
         self._removed: set[str] = set()  # published files this ingest replaces
         self._closed = False
         self._lock_fd: int | None = None
@@ -160,29 +279,14 @@ class DatasetWriter:
             self._lock_fd = None
 
     def _clean_leftovers(self) -> None:
-        """Delete what an interrupted ingest left: temp folders and unlisted files.
+        """Delete what an interrupted ingest left: temp folders and unlisted files
+        (:func:`remove_leftovers` without taking the lock again).
 
         Only inside the dataset: the walk opens every folder without following links and
         deletes only regular files (:mod:`maumau_log.store.paths`); a link met is refused
         (DatasetError) before anything is deleted.
         """
-        listed = {f for files in self.manifest.files.values() for f in files}
-        leftovers = []
-        for p in self.root.iterdir():
-            if p.name.startswith(".tmp-") or (
-                p.name.startswith(f".{MANIFEST}.") and p.name.endswith(".tmp")
-            ):
-                if p.is_symlink():
-                    raise link_refused(p)
-                leftovers.append(p)
-        unlisted = [rel for rel in parquet_files(self.root) if rel not in listed]
-        for p in leftovers:
-            if p.is_dir():  # rmtree does not follow links inside (avoids_symlink_attacks)
-                shutil.rmtree(p, ignore_errors=True)
-            else:
-                p.unlink(missing_ok=True)
-        for rel in unlisted:
-            remove_file(self.root, rel)
+        _remove_leftovers(self.root, *_leftovers(self.root, self.manifest))
 
     def write(self, ruleset: str, date: str, tables: Mapping[str, pa.Table]) -> None:
         """Append tables (one row group each) to this ingest's files for a partition.
@@ -287,6 +391,7 @@ class DatasetWriter:
             path = self.tmp / rel
             path.unlink(missing_ok=True)
             del self._written[rel]
+            self._info.pop(rel, None)  # a staged file rewritten here: hashed at the commit
             target = rel
         else:
             self._removed.add(rel)
@@ -302,22 +407,39 @@ class DatasetWriter:
             raise write_error(self.root, exc, str(self.root / target)) from exc
         self._written[target] = table
 
-    def adopt(self, table: str, rel: str, rows: int) -> None:
+    def adopt(
+        self, table: str, rel: str, rows: int, size: int | None = None, sha256: str | None = None
+    ) -> None:
         """Take a file a worker wrote into this ingest's staging folder (:attr:`tmp`) as
         one of this ingest's files of ``table``; :meth:`commit` publishes it with the
         others (:func:`maumau_log.run.runners.stage_tables` writes them).
+
+        With ``size`` and ``sha256`` (what :func:`write_staged` returned to the worker, who
+        also flushed the file to disk), the commit records them as they are: this process
+        never reads the file (one ``stat`` checks that it is there, of that size).
+        Without them, the commit flushes and hashes the file itself.
 
         Args:
             table: the table.
             rel: the file's path relative to the staging folder (and, once published, to
                 the dataset): ``<table>/ruleset=R/date=D/part-<id>-s<shard>.parquet``.
             rows: its rows (counted in :attr:`rows`).
+            size: its size in bytes, as the worker wrote it, or None.
+            sha256: its SHA-256 (hex), as the worker computed it, or None.
         Raises:
-            DatasetError: the file is not in the staging folder, or not of ``table``.
+            DatasetError: the file is not in the staging folder, not of ``table``, or not of
+                the size the worker reported.
         """
         path = self.tmp / rel
         if not rel.startswith(f"{table}/") or ".." in Path(rel).parts or not path.is_file():
             raise DatasetError(f"{path}: no staged file of table {table!r} to adopt")
+        if size is not None and sha256 is not None:
+            got = path.stat().st_size
+            if got != size:
+                raise DatasetError(
+                    f"{path}: the staged file has {got:,} bytes, its worker wrote {size:,}"
+                )
+            self._info[rel] = {"bytes": size, "sha256": sha256}
         self._written[rel] = table
         self.rows[table] += rows
 
@@ -368,6 +490,10 @@ class DatasetWriter:
                     kept = self.root / rel
                     info[rel] = {"bytes": kept.stat().st_size, "sha256": file_sha256(kept)}
             for src, _dst, rel, _name in moves:
+                known = self._info.get(rel)
+                if known is not None:  # staged, flushed and hashed by its worker
+                    info[rel] = known
+                    continue
                 with open(src, "rb") as fh:
                     os.fsync(fh.fileno())
                 info[rel] = {"bytes": src.stat().st_size, "sha256": file_sha256(src)}
@@ -393,6 +519,7 @@ class DatasetWriter:
         elif not _manifest_path(self.root).exists():
             _write_manifest(self.root, self.manifest)  # a new, empty dataset
         self._written = {}
+        self._info = {}
         self._removed = set()
         self._committed = True
         self.abort()
