@@ -121,8 +121,9 @@ facts = st.fixed_dictionaries(
         "faults": st.lists(st.tuples(names, st.integers(0, 99))),
         "catches": st.lists(st.tuples(names, names, st.integers(0, 99))),
         "draws": st.lists(
-            st.tuples(names, st.sampled_from(["no_play", "voluntary"]), st.booleans(),
-                      st.integers(0, 99))  # fmt: skip
+            st.tuples(
+                names, st.sampled_from(["no_play", "voluntary"]), st.booleans(), st.integers(0, 99)
+            )
         ),
         "decisions": st.lists(
             st.tuples(names, st.floats(allow_nan=False, width=64), st.integers(0, 99))

@@ -63,7 +63,10 @@ def pyarrow_without_pandas() -> None:
         return
     sys.meta_path.insert(0, _NoPandas)  # an import of pandas fails at once
     try:
-        pa.array([], pa.int8())  # pyarrow tries its import now, and remembers the failure
+        # pyarrow tries its import now and remembers the failure: in the conversion of
+        # Python values, and (on its own) in the first compute call
+        empty = pa.array([], pa.int8())
+        pc.if_else(pc.less(empty, 0), empty, empty)
     finally:
         sys.meta_path.remove(_NoPandas)
 
