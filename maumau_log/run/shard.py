@@ -24,7 +24,6 @@ compressed stream cannot be entered in the middle).
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import os
 import sys
@@ -304,12 +303,6 @@ def run_shard(
                 max_line_bytes=max_line_bytes,
             )
         )
-    # an ingest keeps every row of the shard as Python objects until the end: the garbage
-    # collector's passes over them found nothing to free (peak memory the same without
-    # them) and cost 4% of ``ingest --jobs 1``; off for the replay, as it was after
-    paused = collect and gc.isenabled()
-    if paused:
-        gc.disable()
     try:
         for report in replayer.replay_lines(shard.path, lines):
             o = outcome(report)
@@ -320,9 +313,6 @@ def run_shard(
         result.unreadable = exc
         result.games = []
         return result
-    finally:
-        if paused:
-            gc.enable()
     if collector is not None:
         result.tables = collector.tables()
     result.matches = replayer.matches
