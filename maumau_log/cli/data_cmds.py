@@ -232,6 +232,10 @@ def ingest_cmd(
     shard failed (the others are stored; run it again to add the rest).
     """
     runner = make_runner(engine, jobs, address)
+    if engine == "local":  # Ray's driver converts with pandas: left as it is
+        from ..store.rows import pyarrow_without_pandas
+
+        pyarrow_without_pandas()
     summary = _run_ingest(
         paths,
         dataset,

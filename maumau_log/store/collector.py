@@ -71,6 +71,10 @@ _PENALTY: Final = Penalty
 _CUT: Final = Cut
 """The event types as final names (compiled: C statics, not a dict look-up per event)."""
 
+_UNSEEN: Final = "\x00unseen"
+"""Stands for "no code looked up yet" in the top-card and suit caches of the per-event path
+(a string no engine holds, compared by identity)."""
+
 BATCH_EVENTS = 400_000
 """Buffered events that trigger writing a row group (bounds the memory of an ingest)."""
 
@@ -165,6 +169,8 @@ class RecordCollector:
         self.intern = _Intern()
         self._buf = _Buffers(self.intern)
         self._type_codes: dict[type, int] = {}
+        self._top: str | None = _UNSEEN
+        self._stf: str | None = _UNSEEN
         self._bind(self._buf.ev)
         self._seat_codes: list[int] = []
         self._start = 0
@@ -209,25 +215,25 @@ class RecordCollector:
         self._seat_codes = [intern[p] for p in players]
         if header is None:
             return
-        ev.index.append(0)
-        ev.line.append(report.line)
-        ev.type.append(intern["game"])
-        ev.player.append(-1)
-        ev.cards_end.append(len(ev.cards))
-        ev.cards_null.append(1)
-        ev.suit.append(-1)
-        ev.reason.append(-1)
-        ev.top.append(-1)
-        ev.suit_to_follow.append(-1)
-        ev.pending_draw.append(0)
-        ev.pending_skip.append(0)
-        ev.direction.append(1)
-        ev.hand_sizes.extend([0] * len(players))
-        ev.hands_end.append(len(ev.hand_sizes))
-        ev.turn.append(-1)
+        self._c_index.append(0)
+        self._c_line.append(report.line)
+        self._c_type.append(intern["game"])
+        self._c_player.append(-1)
+        self._c_cards_end.append(len(self._c_cards))
+        self._c_cards_null.append(1)
+        self._c_suit.append(-1)
+        self._c_reason.append(-1)
+        self._c_top.append(-1)
+        self._c_stf.append(-1)
+        self._c_pd.append(0)
+        self._c_ps.append(0)
+        self._c_dir.append(1)
+        self._c_hs.extend([0] * len(players))
+        self._c_hend.append(len(self._c_hs))
+        self._c_turn.append(-1)
         raw = _encode(header)
-        ev.raw.append(raw)
-        ev.raw_len.append(len(raw))
+        self._c_raw.append(raw)
+        self._c_rlen.append(len(raw))
 
     def event(self, report: GameReport, index: int, line: int, event: Event, raw: bytes) -> None:
         """Append one accepted event and the state it left; count it for ``results``.
@@ -280,49 +286,78 @@ class RecordCollector:
             cards = event.taken  # type: ignore[union-attr]
         else:
             reason = getattr(event, "reason", None)
-        self._a_index(index)
-        self._a_line(line)
+        self._c_index.append(index)
+        self._c_line.append(line)
         code = self._type_codes.get(t)
         if code is None:
             code = self._type_codes[t] = intern[_TAG.get(t) or _tag(t)]
-        self._a_type(code)
-        self._a_player(intern[player])
+        self._c_type.append(code)
+        self._c_player.append(intern[player])
+        card_codes = self._c_cards
         if cards is None:
-            self._a_cnull(1)
+            self._c_cards_null.append(1)
         else:
-            self._a_cnull(0)
-            self._x_cards([intern[x] for x in cards])
-        self._a_cend(len(self._cards))
-        self._a_suit(intern[suit] if suit is not None else -1)
-        self._a_reason(intern[reason] if reason is not None else -1)
+            self._c_cards_null.append(0)
+            for x in cards:
+                card_codes.append(intern[x])
+        self._c_cards_end.append(len(card_codes))
+        self._c_suit.append(intern[suit] if suit is not None else -1)
+        self._c_reason.append(intern[reason] if reason is not None else -1)
+        # the top card and the suit to follow change on few events: their codes are
+        # looked up again only when the engine holds another string (identity)
         discard = e.discard
-        self._a_top(intern[discard[-1]] if discard else -1)
+        top: str | None = discard[-1] if discard else None
+        if top is not self._top:
+            self._top = top
+            self._top_code = intern[top] if top is not None else -1
+        self._c_top.append(self._top_code)
         stf = e.suit_to_follow
-        self._a_stf(intern[stf] if stf is not None else -1)
+        if stf is not self._stf:
+            self._stf = stf
+            self._stf_code = intern[stf] if stf is not None else -1
+        self._c_stf.append(self._stf_code)
         pending = e.pending_draw
         self._pending = pending
-        self._a_pd(pending)
-        self._a_ps(e.pending_skip)
-        self._a_dir(e.direction)
+        self._c_pd.append(pending)
+        self._c_ps.append(e.pending_skip)
+        self._c_dir.append(e.direction)
         sizes = [len(h) for h in e.hands.values()]
-        self._x_hs(sizes)
-        self._a_hend(len(self._hand_sizes))
-        self._a_turn(self._seat_codes[e.current] if e.phase == PHASE_PLAY else -1)
-        self._a_raw(raw)
-        self._a_rlen(len(raw))
+        hand_sizes = self._c_hs
+        hand_sizes.extend(sizes)
+        self._c_hend.append(len(hand_sizes))
+        self._c_turn.append(self._seat_codes[e.current] if e.phase == PHASE_PLAY else -1)
+        self._c_raw.append(raw)
+        self._c_rlen.append(len(raw))
         self._facts.event(e, index, event, t, player, sizes)
 
     def _bind(self, ev: _EventColumns) -> None:
-        """Keep the bound appends of ``ev``'s columns (the per-event path calls them)."""
+        """Hold ``ev``'s column lists as typed attributes (the per-event path appends to
+        them: compiled, a C call each) and forget the codes of the top card and the suit
+        to follow (a new intern table after a flush gives other codes)."""
         self._ev = ev
-        self._cards = ev.cards
-        self._hand_sizes = ev.hand_sizes
-        (
-            self._a_index, self._a_line, self._a_type, self._a_player, self._a_cnull,
-            self._x_cards, self._a_cend, self._a_suit, self._a_reason, self._a_top,
-            self._a_stf, self._a_pd, self._a_ps, self._a_dir, self._x_hs, self._a_hend,
-            self._a_turn, self._a_raw, self._a_rlen,
-        ) = ev.appends  # fmt: skip
+        self._c_index = ev.index
+        self._c_line = ev.line
+        self._c_type = ev.type
+        self._c_player = ev.player
+        self._c_cards = ev.cards
+        self._c_cards_end = ev.cards_end
+        self._c_cards_null = ev.cards_null
+        self._c_suit = ev.suit
+        self._c_reason = ev.reason
+        self._c_top = ev.top
+        self._c_stf = ev.suit_to_follow
+        self._c_pd = ev.pending_draw
+        self._c_ps = ev.pending_skip
+        self._c_dir = ev.direction
+        self._c_hs = ev.hand_sizes
+        self._c_hend = ev.hands_end
+        self._c_turn = ev.turn
+        self._c_raw = ev.raw
+        self._c_rlen = ev.raw_len
+        self._top = _UNSEEN
+        self._top_code = -1
+        self._stf = _UNSEEN
+        self._stf_code = -1
 
     def end_game(self, report: GameReport) -> None:
         """Add the game's rows, or drop its events when it is a duplicate or a conflict.

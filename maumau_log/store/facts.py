@@ -120,7 +120,8 @@ class GameFactsRecorder:
               sizes: list[int]) -> None:  # fmt: skip
         """One accepted event, after the engine ``e`` applied it; ``sizes``: every hand's
         size now, in ``e.hands`` order."""
-        t = time_ms(ev.t) if ev.t is not None else None
+        tv = ev.t
+        t = time_ms(tv) if tv is not None else None
         if typ is _PENALTY:
             if (
                 ev.reason in CALL_REASONS
@@ -155,7 +156,9 @@ class GameFactsRecorder:
                 if card in cards:
                     self.draws.append((player, ev.reason, e.playable(card), index))  # type: ignore[arg-type]
         cf = e.call_faults
-        if not dict.__eq__(cf, self.cf):
+        seen_cf = self.cf
+        # nearly always both empty: the sizes and the truth test settle it without a call
+        if len(cf) != len(seen_cf) or (cf and not dict.__eq__(cf, seen_cf)):
             seen = self.cf
             for p, k in cf.items():
                 had = seen.get(p, 0)
@@ -235,28 +238,49 @@ class GameFactsRecorder:
                 seats[f"drawn_{reason}"].append(n)
                 seats[f"playable_{reason}"].append(k)
             seats["timed"].append(timed.get(p, 0))
-        ev = events
+        game_id, event_index, kind = events["game_id"], events["event_index"], events["kind"]
+        player, by_col, reason_col = events["player"], events["by"], events["reason"]
+        flag, ms_col = events["flag"], events["ms"]
+        # one fact a row, in the order faults, catches, draws, decisions, abandons
         for p, i in self.faults:
-            _fact(ev, gid, i, "fault", p, None, None, None, None)
+            _fact(game_id, event_index, kind, player, by_col, reason_col, flag, ms_col,
+                  gid, i, "fault", p, None, None, None, None)  # fmt: skip
         for p, by, i in self.catches:
-            _fact(ev, gid, i, "catch", p, by, None, None, None)
+            _fact(game_id, event_index, kind, player, by_col, reason_col, flag, ms_col,
+                  gid, i, "catch", p, by, None, None, None)  # fmt: skip
         for p, reason, ok, i in self.draws:
-            _fact(ev, gid, i, "draw", p, None, reason, ok, None)
-        for p, ms, i in self.decisions:
-            _fact(ev, gid, i, "decision", p, None, None, None, ms)
+            _fact(game_id, event_index, kind, player, by_col, reason_col, flag, ms_col,
+                  gid, i, "draw", p, None, reason, ok, None)  # fmt: skip
+        decisions = self.decisions
+        if decisions:  # most of the facts (a timed log: one per turn)
+            n = len(decisions)
+            game_id.extend([gid] * n)
+            kind.extend(["decision"] * n)
+            nones: list[Any] = [None] * n
+            by_col.extend(nones)
+            reason_col.extend(nones)
+            flag.extend(nones)
+            for p, ms, i in decisions:
+                event_index.append(i)
+                player.append(p)
+                ms_col.append(ms)
         for p, was_behind, i in self.abandons:
-            _fact(ev, gid, i, "abandon", p, None, None, was_behind, None)
+            _fact(game_id, event_index, kind, player, by_col, reason_col, flag, ms_col,
+                  gid, i, "abandon", p, None, None, was_behind, None)  # fmt: skip
 
 
 def _fact(
-    ev: dict[str, list[Any]], gid: str, index: int, kind: str, player: str,
-    by: str | None, reason: str | None, flag: bool | None, ms: float | None,
+    game_id: list[Any], event_index: list[Any], kind: list[Any], player: list[Any],
+    by_col: list[Any], reason_col: list[Any], flag: list[Any], ms_col: list[Any],
+    gid: str, index: int, what: str, who: str, by: str | None, reason: str | None,
+    ok: bool | None, ms: float | None,
 ) -> None:  # fmt: skip
-    ev["game_id"].append(gid)
-    ev["event_index"].append(index)
-    ev["kind"].append(kind)
-    ev["player"].append(player)
-    ev["by"].append(by)
-    ev["reason"].append(reason)
-    ev["flag"].append(flag)
-    ev["ms"].append(ms)
+    """Append one fact to the ``audit_events`` columns."""
+    game_id.append(gid)
+    event_index.append(index)
+    kind.append(what)
+    player.append(who)
+    by_col.append(by)
+    reason_col.append(reason)
+    flag.append(ok)
+    ms_col.append(ms)

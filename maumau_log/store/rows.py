@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import sys
 from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -43,6 +44,40 @@ def _tag(t: type) -> str:
     if name is None:
         name = _TAG[t] = str(t.__struct_config__.tag)  # type: ignore[attr-defined]
     return name
+
+
+def pyarrow_without_pandas() -> None:
+    """Tell pyarrow, before its first conversion of Python values, that pandas is absent.
+
+    pyarrow imports pandas (when installed) on its first ``pa.array`` of a Python list, to
+    look for pandas objects among the values: 0.44 CPU s per process, about a tenth of
+    ``ingest --jobs 1`` of 5,000 games, more than building every table. The rows are
+    built from Python lists of ints, strings, floats and None only, which pyarrow converts
+    the same with or without pandas (``tests/test_collector_rows.py`` pins them). For
+    processes that never convert pandas objects with pyarrow afterwards (the ``ingest``
+    command and its forked workers): pyarrow's pandas support stays off for the rest of
+    the process (``Table.to_pandas`` raises ImportError). Nothing happens when pandas is
+    imported already or pyarrow has converted before.
+    """
+    if "pandas" in sys.modules:
+        return
+    sys.meta_path.insert(0, _NoPandas)  # an import of pandas fails at once
+    try:
+        # pyarrow tries its import now and remembers the failure: in the conversion of
+        # Python values, and (on its own) in the first compute call
+        empty = pa.array([], pa.int8())
+        pc.if_else(pc.less(empty, 0), empty, empty)
+    finally:
+        sys.meta_path.remove(_NoPandas)
+
+
+class _NoPandas:
+    """A ``sys.meta_path`` finder that refuses pandas (for :func:`pyarrow_without_pandas`)."""
+
+    @staticmethod
+    def find_spec(name: str, path: Any = None, target: Any = None) -> None:
+        if name == "pandas" or name.startswith("pandas."):
+            raise ImportError("pandas is not used by this process's pyarrow")
 
 
 def game_date(header: Game | None) -> str:
@@ -164,6 +199,21 @@ def _offsets(lengths: array) -> pa.Array:
     return pa.concat_arrays([pa.array([0], pa.int32()), pc.cumulative_sum(arr)])
 
 
+def typed(code: str, values: list[int]) -> array:
+    """A list of ints as a typed array (``array(code, values)``: one pass in C).
+
+    Raises:
+        OverflowError: a value does not fit the type (a column's width is checked before,
+            by the collector; this is the last guard).
+    """
+    return array(code, values)
+
+
+def _offsets_from_ends(ends: array) -> pa.Array:
+    """List offsets (int32, a 0 first) from each list's end offset."""
+    return pa.concat_arrays([pa.array([0], pa.int32()), _ints(ends, pa.int32())])
+
+
 STRING_CHUNK = 2**31 - 1
 """The most bytes one Arrow string array holds (32-bit offsets)."""
 
@@ -206,48 +256,44 @@ def raw_column(raws: list[bytes], lengths: array, chunk: int = STRING_CHUNK) -> 
 
 
 class _EventColumns:
-    """The events table as typed arrays: a few appends per event, cheap to convert.
+    """The events table as one Python list per column: a few appends per event, converted
+    once per table.
 
-    Codes of interned strings are 32-bit (a shard may name more than 32,767 players: one
-    header of 40,000 did), line numbers and pending draws 64-bit, hand sizes and pending
-    skips 32-bit, as the columns are (:data:`maumau_log.store.layout.COLUMNS`).
+    The compiled collector appends to the lists it holds as typed attributes (a C call of
+    ``PyList_Append``, no method call: a bound ``array.append`` per column and event parsed
+    its argument each time, 7% of a compiled ingest), and :meth:`table` turns each list
+    into a typed array in one pass (:func:`typed`). Codes of interned strings are 32-bit
+    (a shard may name more than 32,767 players: one header of 40,000 did), line numbers
+    and pending draws 64-bit, hand sizes and pending skips 32-bit, as the columns are
+    (:data:`maumau_log.store.layout.COLUMNS`).
     """
 
     def __init__(self, intern: _Intern) -> None:
         self.intern = intern
         self.game_ids: list[str] = []  # one per game
-        self.game_counts = array("i")  # events per game
-        self.index = array("i")
-        self.line = array("q")
-        self.type = array("i")
-        self.player = array("i")
-        self.cards = array("i")  # card codes, flattened
-        self.cards_end = array("i")  # end offset of each event's cards
-        self.cards_null = array("b")  # 1 where the event has no cards
-        self.suit = array("i")
-        self.reason = array("i")
-        self.top = array("i")
-        self.suit_to_follow = array("i")
-        self.pending_draw = array("q")
-        self.pending_skip = array("i")
-        self.direction = array("b")
-        self.hand_sizes = array("i")  # flattened; n_players per event
-        self.hands_end = array("i")
-        self.turn = array("i")
+        self.game_counts: list[int] = []  # events per game
+        self.index: list[int] = []
+        self.line: list[int] = []
+        self.type: list[int] = []
+        self.player: list[int] = []
+        self.cards: list[int] = []  # card codes, flattened
+        self.cards_end: list[int] = []  # end offset of each event's cards
+        self.cards_null: list[int] = []  # 1 where the event has no cards
+        self.suit: list[int] = []
+        self.reason: list[int] = []
+        self.top: list[int] = []
+        self.suit_to_follow: list[int] = []
+        self.pending_draw: list[int] = []
+        self.pending_skip: list[int] = []
+        self.direction: list[int] = []
+        self.hand_sizes: list[int] = []  # flattened; n_players per event
+        self.hands_end: list[int] = []
+        self.turn: list[int] = []
         self.raw: list[bytes] = []
-        self.raw_len = array("i")
-        # bound appends for the per-event path (the arrays are never replaced)
-        self.appends = (
-            self.index.append, self.line.append, self.type.append, self.player.append,
-            self.cards_null.append, self.cards.extend, self.cards_end.append, self.suit.append,
-            self.reason.append, self.top.append, self.suit_to_follow.append,
-            self.pending_draw.append, self.pending_skip.append, self.direction.append,
-            self.hand_sizes.extend, self.hands_end.append, self.turn.append, self.raw.append,
-            self.raw_len.append,
-        )  # fmt: skip
+        self.raw_len: list[int] = []
 
     def __len__(self) -> int:
-        return len(self.index)
+        return len(self.line)
 
     def truncate(self, n: int) -> None:
         """Drop the events from row ``n`` on (a game that is not stored)."""
@@ -271,33 +317,34 @@ class _EventColumns:
         game_id = pa.DictionaryArray.from_arrays(
             _ints(game_no, pa.int32()), pa.array(self.game_ids, pa.string())
         ).cast(pa.string())
+        cards_null = typed("b", self.cards_null)
         cards = pa.ListArray.from_arrays(
-            pa.concat_arrays([pa.array([0], pa.int32()), _ints(self.cards_end, pa.int32())]),
-            intern.decode(self.cards),
-            mask=pc.equal(_ints(self.cards_null, pa.int8()), 1),
+            _offsets_from_ends(typed("i", self.cards_end)),
+            intern.decode(typed("i", self.cards)),
+            mask=pc.equal(_ints(cards_null, pa.int8()), 1),
         )
         hand_sizes = pa.ListArray.from_arrays(
-            pa.concat_arrays([pa.array([0], pa.int32()), _ints(self.hands_end, pa.int32())]),
-            _ints(self.hand_sizes, pa.int32()),
+            _offsets_from_ends(typed("i", self.hands_end)),
+            _ints(typed("i", self.hand_sizes), pa.int32()),
         )
-        raw = raw_column(self.raw, self.raw_len)
+        raw = raw_column(self.raw, typed("i", self.raw_len))
         return pa.Table.from_arrays(
             [
                 game_id,
-                _ints(self.index, pa.int32()),
-                _ints(self.line, pa.int64()),
-                intern.decode(self.type),
-                intern.decode(self.player),
+                _ints(typed("i", self.index), pa.int32()),
+                _ints(typed("q", self.line), pa.int64()),
+                intern.decode(typed("i", self.type)),
+                intern.decode(typed("i", self.player)),
                 cards,
-                intern.decode(self.suit),
-                intern.decode(self.reason),
-                intern.decode(self.top),
-                intern.decode(self.suit_to_follow),
-                _ints(self.pending_draw, pa.int64()),
-                _ints(self.pending_skip, pa.int32()),
-                _ints(self.direction, pa.int8()),
+                intern.decode(typed("i", self.suit)),
+                intern.decode(typed("i", self.reason)),
+                intern.decode(typed("i", self.top)),
+                intern.decode(typed("i", self.suit_to_follow)),
+                _ints(typed("q", self.pending_draw), pa.int64()),
+                _ints(typed("i", self.pending_skip), pa.int32()),
+                _ints(typed("b", self.direction), pa.int8()),
                 hand_sizes,
-                intern.decode(self.turn),
+                intern.decode(typed("i", self.turn)),
                 raw,
             ],
             schema=SCHEMAS["events"],
