@@ -242,4 +242,5 @@ def note_nothing_matched(
         parts.append(f"{r['ruleset']} ({r['games']:,} games{days})")
     holds = "; ".join(parts) if parts else "no games"
     what = f"nothing matches {given}" if given else f"no {rows}"
-    err.print(f"{safe(what)}: the dataset holds {safe(holds)}", highlight=False)
+    # one line, however narrow the terminal: a program reading stderr gets it whole
+    err.print(f"{safe(what)}: the dataset holds {safe(holds)}", highlight=False, soft_wrap=True)
