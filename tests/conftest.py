@@ -8,7 +8,9 @@ Fixtures shared by several test modules live here once: ``logs``, the three hand
 classic games of ``test_records`` as one JSON Lines file.
 """
 
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -24,3 +26,24 @@ def logs(tmp_path: Path) -> Path:
     from test_records import hand_games, write_log
 
     return write_log(tmp_path / "hand.jsonl", hand_games())
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Any]:
+    """A Ray cluster on this machine (``ray.cluster_utils.Cluster``): a head with no CPU,
+    so every task runs on one of two 1-CPU worker nodes (``cluster.worker_nodes_started``),
+    as on a real cluster. Ray is an optional extra: a module using this imports it with
+    ``pytest.importorskip`` first."""
+    import ray
+    from ray import cluster_utils
+
+    c = cluster_utils.Cluster(initialize_head=True, head_node_args={"num_cpus": 0})
+    nodes = [c.add_node(num_cpus=1) for _ in range(2)]
+    c.wait_for_nodes()
+    c.connect()
+    c.worker_nodes_started = nodes
+    try:
+        yield c
+    finally:
+        ray.shutdown()
+        c.shutdown()

@@ -8,7 +8,6 @@ The head has no CPU for tasks, so every shard and every audit part runs on a wor
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,20 +22,6 @@ from maumau_log.audit import audit  # noqa: E402
 from maumau_log.bots.sim import simulate, write_games  # noqa: E402
 from maumau_log.run.ingest import ingest  # noqa: E402
 from maumau_log.run.ray_runner import ray_runner  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[Any]:
-    c = cluster_utils.Cluster(initialize_head=True, head_node_args={"num_cpus": 0})
-    nodes = [c.add_node(num_cpus=1) for _ in range(2)]
-    c.wait_for_nodes()
-    c.connect()
-    c.worker_nodes_started = nodes  # type: ignore[attr-defined]
-    try:
-        yield c
-    finally:
-        ray.shutdown()
-        c.shutdown()
 
 
 @pytest.fixture(scope="module")

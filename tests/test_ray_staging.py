@@ -40,20 +40,6 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
-def cluster() -> Iterator[Any]:
-    c = cluster_utils.Cluster(initialize_head=True, head_node_args={"num_cpus": 0})
-    for _ in range(2):
-        c.add_node(num_cpus=1)
-    c.wait_for_nodes()
-    c.connect()
-    try:
-        yield c
-    finally:
-        ray.shutdown()
-        c.shutdown()
-
-
-@pytest.fixture(scope="module")
 def logs(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     """test_scale's inputs (every preset, classic matches whose rounds fall into several
     shards, broken lines, a truncated file, duplicates, a conflict) without the binary
