@@ -9,7 +9,7 @@ rich and :mod:`maumau_log.store.manifest` (no pyarrow, no replay engine, no proc
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import polars as pl
 import typer
@@ -23,63 +23,21 @@ from .frames import DatasetArg, _check_format, _emit, _print_board, note_nothing
 from .tables import BOARD_COLUMNS, BOARD_TITLE, MATCH_BOARD_COLUMNS, MATCH_BOARD_TITLE
 
 
-def _match_board(
-    dataset: Path,
-    *,
-    ruleset: str | None = None,
-    player: str | None = None,
-    since: str | None = None,
-    include_invalid: bool = False,
-    until: str | None = None,
-) -> pl.DataFrame:
-    """:meth:`maumau_log.api.Dataset.leaderboard` of matches, or exit 2."""
-    try:
-        return Dataset(dataset).leaderboard(
-            ruleset=ruleset,
-            player=player,
-            since=since,
-            include_invalid=include_invalid,
-            matches=True,
-            until=until,
-        )
-    except (DatasetError, ValueError) as exc:
-        fail(str(exc))
-    except pl.exceptions.PolarsError as exc:
-        fail(dataset_read_error(exc, dataset))
-
-
 def _leaderboard(
     dataset: Path,
     *,
-    ruleset: str | None = None,
-    player: str | None = None,
-    since: str | None = None,
-    include_invalid: bool = False,
     by: str | None = None,
     game_ids: list[str] | None = None,
-    until: str | None = None,
+    **filters: Any,
 ) -> pl.DataFrame:
-    """:meth:`maumau_log.api.Dataset.stats` (``game_ids``: the leaderboard of those
-    games, as ``analyze`` ranks them), or exit 2."""
+    """:meth:`maumau_log.api.Dataset.stats` with ``filters`` (``ruleset``, ``player``,
+    ``since``, ``until``, ``include_invalid``; ``by="match"``: the match leaderboard;
+    ``game_ids``: the leaderboard of those games, as ``analyze`` ranks them), or exit 2."""
     try:
         ds = Dataset(dataset)
         if game_ids is not None:
-            return ds.leaderboard(
-                ruleset=ruleset,
-                player=player,
-                since=since,
-                include_invalid=include_invalid,
-                game_ids=game_ids,
-                until=until,
-            )
-        return ds.stats(
-            ruleset=ruleset,
-            player=player,
-            since=since,
-            include_invalid=include_invalid,
-            by=by,
-            until=until,
-        )
+            return ds.leaderboard(game_ids=game_ids, **filters)
+        return ds.stats(by=by, **filters)
     except (DatasetError, ValueError) as exc:
         fail(str(exc))
     except pl.exceptions.PolarsError as exc:
@@ -131,32 +89,24 @@ def stats_cmd(
     _check_format(fmt)
     if by is not None and by not in STATS_BY:
         raise typer.BadParameter("must be seat, ruleset or match", param_hint="--by")
+    filters: dict[str, Any] = {
+        "ruleset": ruleset,
+        "player": player,
+        "since": since,
+        "until": until,
+        "include_invalid": include_invalid,
+    }
     if by == "match":
-        mdf = _match_board(
-            dataset,
-            ruleset=ruleset,
-            player=player,
-            since=since,
-            include_invalid=include_invalid,
-            until=until,
-        )
+        mdf = _leaderboard(dataset, by="match", **filters)
         if fmt == "table" and dest is None:
             _print_board(mdf, MATCH_BOARD_TITLE, MATCH_BOARD_COLUMNS, wide=wide, names=columns)
             if mdf.is_empty():
-                filters = _filters(ruleset, player, since, until)
-                note_nothing_matched(dataset, filters, "valid matches")
+                given = _filters(ruleset, player, since, until)
+                note_nothing_matched(dataset, given, "valid matches")
             return
         _emit(mdf, fmt, dest)
         return
-    df = _leaderboard(
-        dataset,
-        ruleset=ruleset,
-        player=player,
-        since=since,
-        include_invalid=include_invalid,
-        by=by,
-        until=until,
-    )
+    df = _leaderboard(dataset, by=by, **filters)
     board = BOARD_COLUMNS
     if columns and {c.strip() for c in columns.split(",")} & {"rating", "mu", "sigma"}:
         from .ratings_cmds import RATING_COLUMNS, with_ratings
