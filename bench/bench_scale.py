@@ -1,4 +1,4 @@
-"""Scale benchmark (issue 11): --jobs 1 vs --jobs 2, Ray local, stats and audit at 10^5+ games.
+"""Scale benchmark: --jobs 1 vs --jobs 2, Ray local, stats and audit at 10^5+ games.
 
 Simulates the games in parallel (one seeded file per worker, several presets), then runs each
 command as a whole process the way a user runs it (``python -m maumau_log ...``) and measures
@@ -22,7 +22,7 @@ The audit runs at --jobs 1 and 2 (and on a local Ray) and its JSON reports are c
 byte for byte (``audit_json_identical``); the step times give the projected core-hours for
 10^9 games (``core_hours_for_1e9_games``: linear in the events, every step streams).
 
-Targets (issue 11): validate and ingest --jobs 2 at least 1.8x the events/s of --jobs 1 on a
+Targets: validate and ingest --jobs 2 at least 1.8x the events/s of --jobs 1 on a
 2-core machine; --engine ray local within 1.3x the time of --jobs 2 at 10^5 games; audit and
 stats over 10^6 games under 2 GiB peak RSS, audit under 60 s, stats under 1 s. A machine
 shared with other work makes every figure noisy: compare the ratios of one run.

@@ -114,9 +114,8 @@ def run(code: str, path: Path, env: dict[str, str]) -> dict[str, float]:
 
     It runs in :data:`OUT`, which holds no ``maumau_log``: ``python -c`` puts its working
     folder first on ``sys.path``, before ``PYTHONPATH``, so a run started in a checkout
-    imported that checkout's code whatever ``env`` said (until session 7 every "before"
-    replay row run from the project's folder timed this checkout's code, not the
-    baseline's)."""
+    imported that checkout's code whatever ``env`` said (a "before" row run from the
+    project's folder would time this checkout's code, not the baseline's)."""
     t = time.perf_counter()
     res = subprocess.run(
         [sys.executable, "-c", code + REPORT + _WHERE, str(path)],
@@ -135,8 +134,8 @@ def run(code: str, path: Path, env: dict[str, str]) -> dict[str, float]:
 
 
 def has_jobs(env: dict[str, str]) -> bool:
-    """True when the checkout of ``env`` has ``validate --jobs`` (a baseline from before
-    issue 11, such as d203945, the engine before issue 12, has not: it runs on one core)."""
+    """True when the checkout of ``env`` has ``validate --jobs`` (an older baseline, such
+    as d203945, has not: it runs on one core)."""
     res = subprocess.run(
         [sys.executable, "-m", "maumau_log", "validate", "--help"],
         capture_output=True, text=True, env=env, cwd=OUT,
@@ -148,7 +147,7 @@ def run_cli(path: Path, env: dict[str, str]) -> dict[str, float]:
     """``maumau-log validate --jobs 1 FILE`` (without ``--jobs`` where the checkout has no
     such option) as a whole process: its CPU seconds, wall seconds and peak RSS, from its
     own rusage (``os.wait4``: the children's rusage would give the largest child so far,
-    which until session 9 reported the baseline's peak on this row); exit 0 or 1
+    which may be an earlier row's process); exit 0 or 1
     (violations) are both a finished run."""
     jobs = ["--jobs", "1"] if has_jobs(env) else []
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
