@@ -20,6 +20,7 @@ import pytest
 from typer.testing import CliRunner
 
 import maumau_log.cli.replay_cmds  # noqa: F401  (registers the commands)
+import maumau_log.run.plan as plan_mod
 import maumau_log.run.shard as shard_mod
 from maumau_log.bots.sim import simulate
 from maumau_log.cli import app
@@ -172,7 +173,7 @@ def test_the_planner_keeps_no_long_line_in_memory(tmp_path: Path) -> None:
         log.write_bytes(data)
         tracemalloc.start()
         try:
-            shard_mod._cuts(log, 100_000, limit=1_000_000)
+            plan_mod._cuts(log, 100_000, limit=1_000_000)
             peak = tracemalloc.get_traced_memory()[1]
         finally:
             tracemalloc.stop()

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-import maumau_log.run.shard as shard_mod
+import maumau_log.run.plan as shard_mod
 
 HEADER = (
     b'{"type":"game","format":"maumau-log/1","game_id":"g%d","ruleset":"classic",'

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import maumau_log.run.shard as shard_mod
+import maumau_log.run.plan as plan_mod
 from maumau_log.bots.sim import simulate, write_games
 from maumau_log.logs.lines import expand_paths
 from maumau_log.run.ingest import ingest
@@ -34,7 +34,7 @@ def test_the_tail_is_cut_three_times_finer(tmp_path: Path, monkeypatch: pytest.M
     for f in files[1:]:
         shutil.copy(first, f)
     size = first.stat().st_size
-    monkeypatch.setattr(shard_mod, "MIN_SHARD_BYTES", 1)
+    monkeypatch.setattr(plan_mod, "MIN_SHARD_BYTES", 1)
     shards = plan_shards(files, shard_bytes=size, workers=2)
     per_file = {str(f): [s for s in shards if s.path == str(f)] for f in files}
     a, b, c = (per_file[str(f)] for f in files)

@@ -419,7 +419,7 @@ def test_uri_inputs_need_ray() -> None:
 def _cuts_line_by_line(data: bytes, target: int, limit: int) -> list[tuple[int, int]]:
     """The cut rule read off line by line (the scan before it skipped lines in C): a cut
     goes before a header line no longer than ``limit`` (without a trailing ``\\r``)."""
-    from maumau_log.run.shard import _header_at
+    from maumau_log.run.plan import _header_at
 
     cuts: list[tuple[int, int]] = []
     want, start, fallback = target, 0, None
@@ -474,7 +474,7 @@ def test_cut_scan_equals_the_line_by_line_rule(
     # at 10^6 games the planner skips the lines before each due cut in C; the
     # cuts (byte offset, line number) must be those of the rule applied to every line,
     # whatever the read size (lines cut across reads) and with or without a last newline
-    import maumau_log.run.shard as shard_mod
+    import maumau_log.run.plan as shard_mod
 
     data = b"".join(_LINES[i] + b"\n" for i in picks) + (b'{"type":"pass"' if tail else b"")
     log = tmp_path_factory.mktemp("cuts") / "log.jsonl"

@@ -11,14 +11,14 @@ import pytest
 
 from maumau_log.bots.sim import simulate, write_games
 from maumau_log.cli.run_opts import make_runner
-from maumau_log.run.runners import ShardTask, local_results, runner_workers, serial_results
-from maumau_log.run.shard import (
+from maumau_log.run.plan import (
     MIN_SHARD_BYTES,
     SHARD_BYTES,
     SHARDS_PER_WORKER,
     balanced_target,
     plan_shards,
 )
+from maumau_log.run.runners import ShardTask, local_results, runner_workers, serial_results
 
 MIB = 1024 * 1024
 
@@ -61,9 +61,9 @@ def test_finer_shards_give_the_same_outcomes(
     one = plan_shards([log], shard_bytes=size)
     assert len(one) == 1
     # a target of size/24 (floor and cap moved out of the way) cuts the file in many shards
-    import maumau_log.run.shard as shard_mod
+    import maumau_log.run.plan as plan_mod
 
-    monkeypatch.setattr(shard_mod, "MIN_SHARD_BYTES", 1)
+    monkeypatch.setattr(plan_mod, "MIN_SHARD_BYTES", 1)
     many = plan_shards([log], shard_bytes=size, workers=2)
     assert len(many) >= 20
     assert many[0].start == 0 and many[-1].end is None

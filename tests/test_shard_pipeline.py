@@ -13,6 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from maumau_log.run import plan as plan_mod
 from maumau_log.run import shard as shard_mod
 from maumau_log.run.runners import ShardTask, pool_results, serial_results
 from maumau_log.run.shard import Shard, ShardFailure, plan_shards
@@ -46,13 +47,13 @@ def test_the_plan_scans_a_file_only_when_its_shards_are_wanted(
 ) -> None:
     files = _three_logs(tmp_path)
     scanned: list[str] = []
-    real = shard_mod._cuts
+    real = plan_mod._cuts
 
     def spy(path: Path, target: int) -> list[tuple[int, int]]:
         scanned.append(path.name)
         return real(path, target)
 
-    monkeypatch.setattr(shard_mod, "_cuts", spy)
+    monkeypatch.setattr(plan_mod, "_cuts", spy)
     totals: list[int] = []
     plan = plan_shards(files, shard_bytes=80, on_planned=totals.append)
     assert scanned == [] and totals == []  # nothing scanned before the first shard is asked

@@ -17,16 +17,9 @@ from ..events import valid_json
 from ..logs.lines import LogReadError
 from ..replay.game_ids import GameIdTally
 from ..rules import read_ruleset_file
+from ..run.plan import SHARD_BYTES, Shard, plan_shards
 from ..run.runners import Outcome, Runner, ShardTask, local_results, runner_workers
-from ..run.shard import (
-    SHARD_BYTES,
-    GameOutcome,
-    Shard,
-    ShardFailure,
-    expand_inputs,
-    is_uri,
-    plan_shards,
-)
+from ..run.shard import GameOutcome, ShardFailure, expand_inputs, is_uri
 from ..violations import Violation
 
 __all__ = ["Report", "expand_paths", "local_runner", "rules_options", "validate"]
@@ -134,7 +127,7 @@ class Report:
             data: the content of the one file of ``files``, uncompressed, when the caller
                 holds it already (``import --validate`` has just written it): replayed from
                 memory, so the file is not read again (a file that planning would cut,
-                above twice :data:`~maumau_log.run.shard.SHARD_BYTES`, is read as usual).
+                above twice :data:`~maumau_log.run.plan.SHARD_BYTES`, is read as usual).
             on_planned: called with the number of shards planned so far (progress bars).
             on_shard: called with each shard's outcome (progress bars).
         """

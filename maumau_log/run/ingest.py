@@ -52,6 +52,7 @@ from ..store.known import KnownGames
 from ..store.manifest import checked_scan
 from ..store.matches import MatchRound, match_rows, update_matches  # noqa: F401
 from ..violations import Violation
+from .plan import SHARD_BYTES, plan_shards
 from .runners import (
     STAGED_TABLES,
     Runner,
@@ -60,14 +61,7 @@ from .runners import (
     runner_stages,
     runner_workers,
 )
-from .shard import (
-    SHARD_BYTES,
-    GameOutcome,
-    ShardFailure,
-    ShardResult,
-    expand_inputs,
-    plan_shards,
-)
+from .shard import GameOutcome, ShardFailure, ShardResult, expand_inputs
 
 # ---------------------------------------------------------------------------------------
 # Ingest
@@ -154,7 +148,7 @@ def ingest(
 ) -> IngestSummary:
     """Replay logs and add their games to a Parquet dataset (crash-safe, idempotent).
 
-    The input is cut into shards (:func:`~maumau_log.run.shard.plan_shards`), each replayed by
+    The input is cut into shards (:func:`~maumau_log.run.plan.plan_shards`), each replayed by
     :func:`~maumau_log.run.shard.run_shard` on ``jobs`` local processes (or by ``runner``, e.g.
     Ray), and the results are merged in shard order, so any ``jobs`` stores the same rows
     and reports the same outcomes in the same order.

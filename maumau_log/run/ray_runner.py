@@ -16,7 +16,7 @@ writes nothing.
 Local paths (every node must see them too): one plain Ray task (``ray.remote``) per
 planned shard, the task reading its shard's byte range itself (:func:`ray_range_results`),
 so a local Ray gets the balanced shards the local pool gets
-(:func:`~maumau_log.run.shard.balanced_target`), no read stage and none of Ray Data's own
+(:func:`~maumau_log.run.plan.balanced_target`), no read stage and none of Ray Data's own
 actors (their start-up was most of what a local Ray lost to ``--jobs 2``). A shard holding
 rounds of a match that began in an earlier shard is replayed again with that match's state
 as one more Ray task (:func:`ray_rerun`). Pyarrow filesystem URIs (``s3://bucket/logs/``):
@@ -228,7 +228,7 @@ def ray_range_results(
     :func:`ray_results`.
 
     Args:
-        shards: the planned shards (:func:`~maumau_log.run.shard.plan_shards`).
+        shards: the planned shards (:func:`~maumau_log.run.plan.plan_shards`).
         task, address, num_cpus: as for :func:`ray_results`.
     Yields:
         One outcome per shard, in shard order; a task Ray gave up on (its worker died

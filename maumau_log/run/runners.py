@@ -273,7 +273,7 @@ def _alone(task: ShardTask, shard: Shard) -> Outcome:
 def pool_results(shards: Iterable[Shard], task: ShardTask, jobs: int) -> Iterator[Outcome]:
     """Run the shards on a pool of ``jobs`` worker processes; yield in shard order.
 
-    ``shards`` is read as the window has room (a lazy :class:`~maumau_log.run.shard.ShardPlan`
+    ``shards`` is read as the window has room (a lazy :class:`~maumau_log.run.plan.ShardPlan`
     plans its later files while the workers replay the first shards)."""
     feed = iter(shards)
     head = list(itertools.islice(feed, 2))
