@@ -190,8 +190,18 @@ def _frame(root: Path, table: str, pieces: Sequence[Piece]) -> pl.LazyFrame:
     return pl.concat(frames, how="vertical") if len(frames) > 1 else frames[0]
 
 
+def holds(part: Part) -> bool:
+    """Whether :func:`count_part` holds the part's :data:`_HELD` rows in memory: its
+    ``games`` pieces are row ranges (not whole files, which may hold any number of games)
+    of at most :data:`HOLD_GAMES` games in all."""
+    rows = [pc.rows for pc in part.of("games")]
+    return all(n >= 0 for n in rows) and sum(rows) <= HOLD_GAMES
+
+
 def count_part(root: str | os.PathLike[str], part: Part) -> Partial:
-    """The audit's counts over one part (the map step; files checked by the caller).
+    """The audit's counts over one part (the map step; files checked by the caller). The
+    part's seats and events facts are read once and held while its queries run when it
+    :func:`holds` them, else each query scans them.
 
     Args:
         root: the dataset folder (a path this process sees).
@@ -201,8 +211,7 @@ def count_part(root: str | os.PathLike[str], part: Part) -> Partial:
     """
     base = Path(root)
     tables = {t: _frame(base, t, part.of(t)) for t in (*_READ, "violations")}
-    games_rows = [pc.rows for pc in part.of("games")]
-    if all(n >= 0 for n in games_rows) and sum(games_rows) <= HOLD_GAMES:
+    if holds(part):
         for t in _HELD:
             tables[t] = tables[t].drop("ruleset", "date").collect().lazy()
     cols = [c for c in _GAME_COLUMNS if c != "options"]
@@ -318,4 +327,13 @@ def collect_parts(
     return _Data(None, finish(total.acc), total.replayed, total.invalid, total.games, total.valid)
 
 
-__all__ = ["PART_GAMES", "Part", "Piece", "collect_parts", "count_part", "plan_parts"]
+__all__ = [
+    "HOLD_GAMES",
+    "PART_GAMES",
+    "Part",
+    "Piece",
+    "collect_parts",
+    "count_part",
+    "holds",
+    "plan_parts",
+]
