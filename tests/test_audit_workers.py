@@ -26,6 +26,7 @@ from maumau_log.audit.parts import HOLD_GAMES, PART_GAMES, Part, Piece, holds, p
 from maumau_log.bots.sim import simulate, write_games
 from maumau_log.cli import app
 from maumau_log.run.ingest import ingest
+from maumau_log.run.runners import default_jobs
 from maumau_log.store import check_files, read_manifest
 from maumau_log.store.integrity import file_sha256
 
@@ -134,3 +135,23 @@ def test_a_changed_facts_file_is_refused_before_any_part_is_read(
         f"(maumau-log verify {ds} checks it all)"
     )
     assert counted == []
+
+
+def pool_size(root: object, part: object) -> int:
+    """A part counter that reports the worker's Polars thread pool instead."""
+    import polars as pl
+
+    return pl.thread_pool_size()
+
+
+@pytest.mark.parametrize(("given", "want"), [(None, max(1, default_jobs() // 2)), ("3", 3)])
+def test_two_workers_share_the_cores_among_their_polars_threads(
+    dataset: Path, monkeypatch: pytest.MonkeyPatch, given: str | None, want: int
+) -> None:
+    if given is None:
+        monkeypatch.delenv("POLARS_MAX_THREADS", raising=False)
+    else:
+        monkeypatch.setenv("POLARS_MAX_THREADS", given)  # the user's choice is kept
+    monkeypatch.setattr(parts_mod, "count_part", pool_size)
+    parts = plan_parts(dataset, check_files(dataset).files, part_games=100)
+    assert set(parts_mod._run(dataset, parts, 2, "local", None)) == {want}
