@@ -45,7 +45,8 @@ from .tables import partial_from_frames
 
 PART_GAMES = 10_000
 """About how many games one part holds (whole row groups: a part may hold more when one
-row group does). A worker's memory is about 1.5 KB per game of its part."""
+row group does). A worker's memory is about 1.5 KB per game of its part, and 1 KB more
+for the rows it holds (:data:`_HELD`)."""
 
 _READ = ("games", "audit_games", "audit_seats", "audit_events")
 """The tables read part by part (``violations``: a partition's files, joined)."""
