@@ -55,9 +55,10 @@ _HELD = ("audit_seats", "audit_events")
 """The tables a worker reads once per part and holds in memory (without the partition
 columns) while the part's queries run: each is queried a dozen times or more
 (:func:`~maumau_log.audit.tables.partial_from_frames`), and a scan per query decoded the
-part's rows again each time. Measured on 10^6 classic 4-player games (parts of about 8,200
-games): 25.6 CPU s per 10^6 games scanned per query, 17.8 read once; the rows held are
-about 1 KB a game. Only a part of at most :data:`HOLD_GAMES` games is held: a larger one
+part's rows again each time (profiled: the 312 ``collect`` calls of 4 parts took all of
+their 1.3 s). Measured on 10^6 classic 4-player games (120 parts of about 8,200 games),
+whole audits at ``jobs`` 1 on a loaded machine: 26.9-31.1 CPU s scanned per query,
+20.0-25.2 read once; the rows held are about 1 KB a game. Only a part of at most :data:`HOLD_GAMES` games is held: a larger one
 (one row group of more games, a whole partition) could hold any number, so its queries
 scan it on the streaming engine."""
 
@@ -230,8 +231,9 @@ def count_part(root: str | os.PathLike[str], part: Part) -> Partial:
 def _threads(workers: int) -> tuple[str, str]:
     """The Polars thread pool of each of ``workers`` processes: the cores shared among
     them (set in the worker before Polars starts its pool; a ``POLARS_MAX_THREADS`` the
-    user set is kept). Measured on 2 cores, 10^6 games, two workers: 24.0 CPU s with one
-    thread each, 27.3 with two (threads of both workers wait on each other's core)."""
+    user set is kept): two workers of two threads each are four threads on two cores.
+    Measured on 2 cores (loaded), 10^6 games, two workers counting 120 parts: 22.5-25.5
+    CPU s with one thread each, 24.8-29.3 with two."""
     from ..run.runners import default_jobs
 
     mine = os.environ.get("POLARS_MAX_THREADS")
