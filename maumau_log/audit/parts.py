@@ -58,9 +58,9 @@ columns) while the part's queries run: each is queried a dozen times or more
 part's rows again each time (profiled: the 312 ``collect`` calls of 4 parts took all of
 their 1.3 s). Measured on 10^6 classic 4-player games (120 parts of about 8,200 games),
 whole audits at ``jobs`` 1 on a loaded machine: 26.9-31.1 CPU s scanned per query,
-20.0-25.2 read once; the rows held are about 1 KB a game. Only a part of at most :data:`HOLD_GAMES` games is held: a larger one
-(one row group of more games, a whole partition) could hold any number, so its queries
-scan it on the streaming engine."""
+20.0-25.2 read once; the rows held are about 1 KB a game. Only a part of at most
+:data:`HOLD_GAMES` games is held: a larger one (one row group of more games, a whole
+partition) could hold any number, so its queries scan it on the streaming engine."""
 
 HOLD_GAMES = 2 * PART_GAMES
 """The most games of a part whose :data:`_HELD` rows are held in memory (about 20 MB)."""
