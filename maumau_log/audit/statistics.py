@@ -6,7 +6,10 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from scipy import stats as sps
+
+# scipy.stats (about a second of CPU to import) is imported inside the functions that use
+# it, when the tests run: the audit's worker processes import this package to count their
+# parts and never need it.
 
 Z95 = 1.959963984540054
 """The two-sided 95% normal quantile (Wilson intervals)."""
@@ -38,6 +41,8 @@ def chi_square(
     Returns:
         ``(statistic, df, p)`` with ``p`` the chi-square upper tail.
     """
+    from scipy import stats as sps
+
     o = np.asarray(observed, dtype=float)
     e = np.asarray(expected, dtype=float)
     stat = float(scale * np.sum((o - e) ** 2 / e))
@@ -48,6 +53,8 @@ def chi_square(
 def binom_tail(k: int, n: int, p: float, side: str) -> float:
     """Exact binomial p-value: ``"greater"`` P(X >= k), ``"less"`` P(X <= k), or
     ``"two-sided"`` (scipy's ``binomtest``: outcomes no more likely than k)."""
+    from scipy import stats as sps
+
     if n == 0:
         return 1.0
     if side == "greater":
@@ -62,6 +69,8 @@ def binom_sum_tail(k: int, groups: Sequence[tuple[int, float]], side: str) -> fl
     distinct rates): ``groups`` holds ``(n_j, p_j)``; ``side`` is ``"greater"`` or
     ``"less"``. One group is the plain exact binomial; several are convolved exactly
     (a normal approximation with continuity correction beyond 10^7 cells)."""
+    from scipy import stats as sps
+
     groups = [(n, p) for n, p in groups if n > 0]
     if not groups:
         return 1.0
@@ -84,6 +93,8 @@ def binom_sum_tail(k: int, groups: Sequence[tuple[int, float]], side: str) -> fl
 def fisher_greater(k: int, n: int, k_other: int, n_other: int) -> float:
     """One-sided Fisher exact test that ``k / n`` exceeds ``k_other / n_other`` (the
     two-proportion test that conditions on the total of successes)."""
+    from scipy import stats as sps
+
     if n == 0 or n_other == 0:
         return 1.0
     table = [[k, n - k], [k_other, n_other - k_other]]

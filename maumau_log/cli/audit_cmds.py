@@ -27,7 +27,6 @@ from rich.text import Text
 
 from ..api.dataset import audit
 from ..audit import DEFAULT_ALPHA, DEFAULT_MIN_GAMES, AuditReport, _fmt_p, report_html
-from ..audit.botlike import BotLikeness
 from ..audit.findings import Finding, counted
 from ..audit.parts import WorkerDied
 from ..store import DatasetError
@@ -300,7 +299,11 @@ def audit_cmd(
         fail("--out is for --format json or html")
     if bot_rollouts < 1 or bot_decisions < 1:
         raise typer.BadParameter("must be at least 1", param_hint="--bot-rollouts/--bot-decisions")
-    settings = BotLikeness(bot_rollouts, bot_decisions, bot_seed) if bot_likeness else None
+    settings = None
+    if bot_likeness:  # its module loads the bots and scipy: a second of start-up
+        from ..audit.botlike import BotLikeness
+
+        settings = BotLikeness(bot_rollouts, bot_decisions, bot_seed)
     try:
         DateWindow(since, until)
     except ValueError as exc:
