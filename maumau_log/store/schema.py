@@ -156,10 +156,11 @@ def writer_options(table: str) -> dict[str, Any]:
 COMPRESSION_LEVELS: dict[str, int] = {"events": 3}
 """zstd levels other than :data:`WRITE_OPTIONS`' 6, per table. ``events`` holds most of a
 dataset's bytes (every line as read): at level 6 zstd's match finder was the largest single
-entry of an ``ingest --jobs 1`` profile (5% of its CPU); level 3 took 0.2 CPU s less per
-5,000 games (about 4% of the ingest) for an ``events`` file some 8% larger (5,000 classic
-games, timed log). The rows are the same at any level (the level changes the file's bytes,
-not what it decodes to)."""
+entry of an ``ingest --jobs 1`` profile (5% of its CPU; 1.2% at level 3). The trade-off,
+5,000 classic games, whole ``ingest --jobs 1`` processes: 0.2-0.5 CPU s less (of about 5),
+for a dataset 8% larger (6.46 MB, not 5.99) on a log with a ``t`` on every line and 12%
+larger (4.52 MB, not 4.02) on one without. The rows are the same at any level (the level
+changes the file's bytes, not what they decode to; the manifest hashes the bytes written)."""
 
 
 def _writer_options(table: str) -> dict[str, Any]:
