@@ -175,6 +175,7 @@ class RecordCollector:
         self._seat_codes: list[int] = []
         self._start = 0
         self._ctr: dict[str, list[int]] = {}
+        self._seats: dict[str, tuple[list[int], int]] = {}
         self._info: _RulesInfo | None = None
         self._pending = 0
         self._part = (UNKNOWN, UNKNOWN)
@@ -211,13 +212,14 @@ class RecordCollector:
         players = list(header.players) if header is not None else []
         self._ctr = {p: [0] * _N_SLOTS for p in players}
         self._facts.begin(header, rules)
-        intern = self.intern
-        self._seat_codes = [intern[p] for p in players]
+        self._seat_codes = [self._code(p) for p in players]
+        # per seat, its counters and its code: one look-up of the player per event
+        self._seats = {p: (self._ctr[p], self._code(p)) for p in players}
         if header is None:
             return
         self._c_index.append(0)
         self._c_line.append(report.line)
-        self._c_type.append(intern["game"])
+        self._c_type.append(self._code("game"))
         self._c_player.append(-1)
         self._c_cards_end.append(len(self._c_cards))
         self._c_cards_null.append(1)
@@ -240,15 +242,16 @@ class RecordCollector:
         ``raw`` (the line as read) is stored as the event's JSON."""
         e = report.engine
         assert e is not None
-        intern = self.intern
         t = type(event)
         player: str | None = getattr(event, "player", None)
+        # the player's counters and code, looked up once (a seat of the game, else None)
+        seat = self._seats.get(player) if player is not None else None
         cards: list[str] | None = None
         suit: str | None = None
         reason: str | None = None
         if t is _PLAY:
             cards = event.cards  # type: ignore[union-attr]
-            c = self._ctr[player]  # type: ignore[index]
+            c = seat[0] if seat is not None else self._ctr[player]  # type: ignore[index]
             c[_PLAYED] += len(cards)  # type: ignore[arg-type]
             info = self._info
             assert info is not None
@@ -264,13 +267,16 @@ class RecordCollector:
                 hand = e.hands[player]  # type: ignore[index]
                 cards = hand[len(hand) - n :]
             reason = event.reason or ("effect" if self._pending else "no_play")  # type: ignore[union-attr]
-            self._ctr[player][_DRAW_SLOT[reason]] += len(cards)  # type: ignore[index]
+            c = seat[0] if seat is not None else self._ctr[player]  # type: ignore[index]
+            c[_DRAW_SLOT[reason]] += len(cards)
         elif t is _SUIT_CHOICE:
             suit = event.suit  # type: ignore[union-attr]
-            self._ctr[player][_SUITS] += 1  # type: ignore[index]
+            c = seat[0] if seat is not None else self._ctr[player]  # type: ignore[index]
+            c[_SUITS] += 1
         elif t is _CALL:
             reason = event.call  # type: ignore[union-attr]
-            self._ctr[player][_CALLS] += 1  # type: ignore[index]
+            c = seat[0] if seat is not None else self._ctr[player]  # type: ignore[index]
+            c[_CALLS] += 1
         elif t is _PENALTY:
             reason = event.reason  # type: ignore[union-attr]
             cards = event.cards  # type: ignore[union-attr]
@@ -279,7 +285,7 @@ class RecordCollector:
                 count = event.count  # type: ignore[union-attr]
                 n = count if count is not None else 0
                 cards = hand[len(hand) - n :] if n else []
-            c = self._ctr[player]  # type: ignore[index]
+            c = seat[0] if seat is not None else self._ctr[player]  # type: ignore[index]
             c[_PEN] += 1
             c[_PEN_SLOT.get(reason or "", _PEN_OTHER)] += len(cards)
         elif t is _CUT:
@@ -290,31 +296,33 @@ class RecordCollector:
         self._c_line.append(line)
         code = self._type_codes.get(t)
         if code is None:
-            code = self._type_codes[t] = intern[_TAG.get(t) or _tag(t)]
+            code = self._type_codes[t] = self._code(_TAG.get(t) or _tag(t))
         self._c_type.append(code)
-        self._c_player.append(intern[player])
+        self._c_player.append(seat[1] if seat is not None else self._code(player))
         card_codes = self._c_cards
         if cards is None:
             self._c_cards_null.append(1)
         else:
             self._c_cards_null.append(0)
+            codes = self._codes
             for x in cards:
-                card_codes.append(intern[x])
+                k = codes.get(x)
+                card_codes.append(k if k is not None else self._code(x))
         self._c_cards_end.append(len(card_codes))
-        self._c_suit.append(intern[suit] if suit is not None else -1)
-        self._c_reason.append(intern[reason] if reason is not None else -1)
+        self._c_suit.append(self._code(suit) if suit is not None else -1)
+        self._c_reason.append(self._code(reason) if reason is not None else -1)
         # the top card and the suit to follow change on few events: their codes are
         # looked up again only when the engine holds another string (identity)
         discard = e.discard
         top: str | None = discard[-1] if discard else None
         if top is not self._top:
             self._top = top
-            self._top_code = intern[top] if top is not None else -1
+            self._top_code = self._code(top) if top is not None else -1
         self._c_top.append(self._top_code)
         stf = e.suit_to_follow
         if stf is not self._stf:
             self._stf = stf
-            self._stf_code = intern[stf] if stf is not None else -1
+            self._stf_code = self._code(stf) if stf is not None else -1
         self._c_stf.append(self._stf_code)
         pending = e.pending_draw
         self._pending = pending
@@ -330,11 +338,18 @@ class RecordCollector:
         self._c_rlen.append(len(raw))
         self._facts.event(e, index, event, t, player, sizes)
 
+    def _code(self, s: str | None) -> int:
+        """The code of ``s`` in the current intern table (added when new; None is -1):
+        a look-up in a plain ``dict``, one C call compiled."""
+        code = self._codes.get(s)
+        return code if code is not None else self._ev.intern.add(s)
+
     def _bind(self, ev: _EventColumns) -> None:
         """Hold ``ev``'s column lists as typed attributes (the per-event path appends to
         them: compiled, a C call each) and forget the codes of the top card and the suit
         to follow (a new intern table after a flush gives other codes)."""
         self._ev = ev
+        self._codes = ev.intern.codes
         self._c_index = ev.index
         self._c_line = ev.line
         self._c_type = ev.type
