@@ -313,7 +313,8 @@ class ShardPlan(Sequence[Shard]):
                 cuts = _waited(wait)
             if cuts is None and target is not None:  # scanned here
                 try:
-                    cuts = _cuts(Path(name), target, self._limit)
+                    limit = () if self._limit is None else (self._limit,)
+                    cuts = _cuts(Path(name), target, *limit)
                 except OSError:  # gone or unreadable since it was sized (a file rotated
                     # away while the first shards ran): one whole shard, which run_shard
                     # reports as unreadable with the file's name; the batch goes on
