@@ -24,6 +24,14 @@ from ..events import Game, decode_event
 from ..logs.lines import is_plain, is_uri, line_limit
 from ..logs.notation import is_notation
 
+Cuts = list[tuple[int, int]]
+"""(byte offset, line number) of each cut of a file after the first (:func:`scan_cuts`)."""
+
+StartScan = Callable[[str, int, int], Callable[[], Cuts]]
+"""Starts the cut scan of one file elsewhere (:meth:`ShardPlan.scan_with`):
+``start(path, target, limit)`` returns ``wait()``, which gives
+``scan_cuts(path, target, limit)``'s cuts once they are needed."""
+
 SHARD_BYTES = 32 * 1024 * 1024
 """Target size of a shard of a large plain log, in bytes (a file up to twice this size is
 one shard)."""
@@ -186,6 +194,23 @@ def _cuts(path: Path, target: int, limit: int | None = None) -> list[tuple[int, 
     return cuts  # (a last line without a newline is no cut: nothing follows it)
 
 
+def scan_cuts(path: str, target: int, limit: int) -> Cuts:
+    """The cuts of one large plain file (:func:`_cuts`), for a scan run elsewhere
+    (:meth:`ShardPlan.scan_with`: a Ray task), with the planning process's ``limit``.
+
+    Args:
+        path: the file.
+        target: the shard size in bytes.
+        limit: the readers' longest line (:func:`~maumau_log.logs.lines.line_limit` of the
+            planning process, so the cuts are its cuts).
+    Returns:
+        (byte offset, line number) of each cut after the first.
+    Raises:
+        OSError: the file cannot be read.
+    """
+    return _cuts(Path(path), target, limit)
+
+
 def _whole_lines(buf: bytes, at: int) -> tuple[int, int]:
     """(the lines that end in ``buf`` from ``at`` on, the offset after the last of them),
     counted in C; ``(0, at)`` when none ends there."""
@@ -245,6 +270,9 @@ class ShardPlan(Sequence[Shard]):
         files, shard_bytes, workers: as for :func:`plan_shards`.
         on_planned: called once with the number of shards when the last file is planned
             (at once when no file needs a scan), e.g. a progress bar's total.
+
+    Attributes:
+        paths: the files, as given (known before any is scanned).
     """
 
     def __init__(
@@ -254,42 +282,69 @@ class ShardPlan(Sequence[Shard]):
         workers: int = 1,
         on_planned: Callable[[int], None] | None = None,
     ) -> None:
+        self.paths = [str(f) for f in files]
         shard_bytes = balanced_target(files, workers, shard_bytes)
         sizes = [0 if is_uri(str(f)) else _size(Path(f)) for f in files]
         tail_from = sum(sizes) - workers * shard_bytes if workers > 1 else None
         fine = max(min(shard_bytes, MIN_SHARD_BYTES), shard_bytes // 3)
-        self._todo: list[tuple[str, int | None]] = []  # (name, cut target or None: whole)
+        # (name, cut target or None: whole, the scan started elsewhere or None: scan here)
+        self._todo: list[tuple[str, int | None, Callable[[], Cuts] | None]] = []
         done = 0
         for f, size in zip(files, sizes, strict=True):
             path, name = Path(f), str(f)
             target = fine if tail_from is not None and done + size > tail_from else shard_bytes
             done += size
             whole = is_uri(name) or size <= 2 * target or not is_plain(path)
-            self._todo.append((name, None if whole or is_notation(path) else target))
+            self._todo.append((name, None if whole or is_notation(path) else target, None))
         self._todo.reverse()  # popped from the end, in input order
         self._shards: list[Shard] = []
         self._on_planned = on_planned
+        self._limit: int | None = None  # a scan's line limit (None: line_limit())
         self._more(-1)
 
     def _more(self, upto: int) -> None:
         """Plan files until shard ``upto`` exists (-1: the files that need no scan only)."""
         todo, shards = self._todo, self._shards
         while todo and (len(shards) <= upto or todo[-1][1] is None):
-            name, target = todo.pop()
+            name, target, wait = todo.pop()
             start, line = 0, 1
-            try:
-                cuts = _cuts(Path(name), target) if target is not None else []
-            except OSError:  # gone or unreadable since it was sized (a file rotated away
-                # while the first shards ran): one whole shard, which run_shard reports as
-                # unreadable with the file's name; the batch goes on
-                cuts = []
-            for off, ln in cuts:
+            cuts: Cuts | None = [] if target is None else None
+            if wait is not None:  # scanned elsewhere (None: it failed there)
+                cuts = _waited(wait)
+            if cuts is None and target is not None:  # scanned here
+                try:
+                    limit = () if self._limit is None else (self._limit,)
+                    cuts = _cuts(Path(name), target, *limit)
+                except OSError:  # gone or unreadable since it was sized (a file rotated
+                    # away while the first shards ran): one whole shard, which run_shard
+                    # reports as unreadable with the file's name; the batch goes on
+                    cuts = []
+            for off, ln in cuts or ():
                 shards.append(Shard(len(shards), name, start, off, line))
                 start, line = off, ln
             shards.append(Shard(len(shards), name, start, None, line))
         if not todo and self._on_planned is not None:
             self._on_planned(len(shards))
             self._on_planned = None
+
+    def scan_with(self, start: StartScan, limit: int | None = None) -> None:
+        """Scan the large plain files not yet planned elsewhere (e.g. a Ray task per file,
+        so the planning process reads no log): ``start(path, target, limit)`` is called at
+        once for each, in input order; its ``wait()`` is called when the file's
+        first shard is wanted. The shards are exactly those of a scan here
+        (:func:`scan_cuts` is :func:`_cuts`); a scan that fails elsewhere (``wait`` raises:
+        a lost node, the file unseen there) is done here instead.
+
+        Args:
+            start: starts one file's scan (:data:`StartScan`).
+            limit: the readers' longest line (default: this process's
+                :func:`~maumau_log.logs.lines.line_limit`); a scan here uses it too.
+        """
+        limit = self._limit = line_limit() if limit is None else limit
+        self._todo = [
+            (name, target, start(name, target, limit) if target is not None else wait)
+            for name, target, wait in reversed(self._todo)  # started in input order
+        ][::-1]
 
     def __iter__(self) -> Iterator[Shard]:
         i = 0
@@ -315,6 +370,15 @@ class ShardPlan(Sequence[Shard]):
         else:
             self._more(i)
         return self._shards[i]
+
+
+def _waited(wait: Callable[[], Cuts]) -> Cuts | None:
+    """A scan's cuts from elsewhere, or None when it failed there (the file is then
+    scanned here, giving the same cuts or its read error's one shard)."""
+    try:
+        return wait()
+    except Exception:  # a lost node, a file unseen there: scanned here instead
+        return None
 
 
 def plan_shards(
