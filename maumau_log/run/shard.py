@@ -7,6 +7,9 @@ cuts its input into :class:`~maumau_log.run.plan.Shard` objects
 hashes) and, for an ingest, the dataset's tables as pyarrow Tables per partition. The
 function is pure: it reads its shard, touches no dataset and shares no state, so shards run
 in any process or on any machine (:mod:`maumau_log.run.runners`) and give the same result.
+An ingest's shard hands its rows out every ``flush_events`` events (its ``flush`` writes
+them into the ingest's staging folder as a :class:`Chunk`), so its memory is bounded by
+that and not by its file: a compressed file, which cannot be cut, is one shard.
 
 What crosses shard boundaries is put back by the one merging the results in shard order
 (:func:`maumau_log.run.runners.merge_order`): match state (a shard whose matches began in an
@@ -264,9 +267,9 @@ def run_shard(
             is held until the end.
         flush_events: the events held that make a flush (0: none).
     Returns:
-        The :class:`ShardResult`. Within the shard a game id met twice keeps only its first
-        copy's rows (as ingest does); the merger applies the rule across shards and the
-        dataset. A file that cannot be opened gives ``unreadable`` and no games.
+        The :class:`ShardResult`. Within the shard (a chunk, when flushed) a game id met
+        twice keeps only its first copy's rows; the merger applies the rule across chunks,
+        shards and the dataset. A file that cannot be opened gives ``unreadable`` and no games.
     """
     import copy
 
