@@ -113,7 +113,7 @@ class ShardCounter:
     def __call__(self, res: Outcome) -> None:
         """One shard merged."""
         if not isinstance(res, ShardFailure):
-            self.games += len(res.games)
+            self.games += res.game_count
             self.events += res.events
         if self.bar is not None:
             prog, task = self.bar

@@ -60,6 +60,7 @@ from .runners import (
     local_results,
     runner_stages,
     runner_workers,
+    shard_parts,
 )
 from .shard import GameOutcome, ShardFailure, ShardResult, expand_inputs
 
@@ -195,10 +196,12 @@ def ingest(
         ingested_at = datetime.now(UTC)
         # the workers write these tables into the staging folder (the pool: events; Ray:
         # every table), returning only the files' names, rows, sizes and SHA-256
+        # (every table of a shard flushed in chunks, of which this process adopts those)
         staged_tables = runner_stages(runner, jobs)
-        stage = str(writer.tmp.resolve()) if staged_tables else None
+        adopted = set(staged_tables or STAGED_TABLES)
+        stage = str(writer.tmp.resolve())
         task = ShardTask(rules_file_options, True, ingested_at, stage=stage, stage_id=writer.id,
-                         staged_tables=staged_tables or STAGED_TABLES)  # fmt: skip
+                         staged_tables=staged_tables)  # fmt: skip
         # planned as the runner reads them: on_plan has the count once all are
         shards = plan_shards(files, shard_bytes, runner_workers(runner, jobs), on_plan)
         results = runner(shards, task) if runner is not None else local_results(shards, task, jobs)
@@ -219,51 +222,56 @@ def ingest(
                         raise res.unreadable
                     summary.unreadable.append(str(res.unreadable))  # the rest goes on
                     continue
-                drop: set[str] = set()
-                added = summary.added
-                stored = known.lookup(g.key for g in res.games)
-                new: dict[str, tuple[int, str, int]] = {}
-                for g in res.games:
-                    summary.games += 1
-                    summary.events += g.events
-                    if g.violation is not None:
-                        summary.invalid += 1
-                        summary.violations.append(g.violation)
-                    if keep_game_ids:
-                        summary.game_ids.append(g.key)
-                    if on_report is not None:
-                        on_report(g)
-                    before = stored.get(g.key)  # in the dataset, or in an earlier shard
-                    seen = before or new.get(g.key)
-                    if seen is not None:
-                        if seen[0] == g.content_hash:
-                            summary.duplicates += 1
-                        else:
-                            summary.conflicts.append(
-                                Conflict(g.key, g.file, g.line, seen[1], seen[2])
-                            )
-                        if before is not None:  # the shard's rows of this id go
-                            drop.add(g.key)
-                        # else an earlier game of this very shard: the shard kept that first
-                        # copy's rows only (collector.end_game), which stay
-                        continue
-                    assert g.content_hash is not None
-                    new[g.key] = (g.content_hash, g.file, g.line)
-                    summary.added += 1
-                    if g.match_id is not None:
-                        touched.add(g.match_id)
-                known.add(new)
-                for (ruleset, date), tables in res.tables.items():
-                    writer.write(ruleset, date, _without(tables, drop))
-                if summary.added == added:
-                    pass  # every row staged is of a game dropped: none is adopted
-                elif drop:  # rare: the staged rows less the dropped games, written here
-                    for (name, ruleset, date), (rel, *_) in res.staged.items():
-                        staged = pq.read_table(writer.tmp / rel, schema=SCHEMAS[name])
-                        writer.write(ruleset, date, _without({name: staged}, drop))
-                else:  # taken as the worker wrote, flushed and hashed it: never read here
-                    for (name, _, _), (rel, rows, size, sha256) in res.staged.items():
-                        writer.adopt(name, rel, rows, size, sha256)
+                for games, tables, staged in shard_parts(res, writer.tmp):
+                    drop: set[str] = set()
+                    added = summary.added
+                    stored = known.lookup(g.key for g in games)
+                    new: dict[str, tuple[int, str, int]] = {}
+                    for g in games:
+                        summary.games += 1
+                        summary.events += g.events
+                        if g.violation is not None:
+                            summary.invalid += 1
+                            summary.violations.append(g.violation)
+                        if keep_game_ids:
+                            summary.game_ids.append(g.key)
+                        if on_report is not None:
+                            on_report(g)
+                        before = stored.get(g.key)  # in the dataset, or in an earlier shard
+                        seen = before or new.get(g.key)
+                        if seen is not None:
+                            if seen[0] == g.content_hash:
+                                summary.duplicates += 1
+                            else:
+                                summary.conflicts.append(
+                                    Conflict(g.key, g.file, g.line, seen[1], seen[2])
+                                )
+                            if before is not None:  # the shard's rows of this id go
+                                drop.add(g.key)
+                            # else an earlier game of this part (shard or chunk): it kept
+                            # that first copy's rows only (collector.end_game), which stay
+                            continue
+                        assert g.content_hash is not None
+                        new[g.key] = (g.content_hash, g.file, g.line)
+                        summary.added += 1
+                        if g.match_id is not None:
+                            touched.add(g.match_id)
+                    known.add(new)
+                    for (ruleset, date), part in tables.items():
+                        writer.write(ruleset, date, _without(part, drop))
+                    if summary.added == added:
+                        pass  # every row staged is of a game dropped: none is adopted
+                    elif drop:  # rare: the staged rows less the dropped games, written here
+                        for (name, ruleset, date), (rel, *_) in staged.items():
+                            kept = pq.read_table(writer.tmp / rel, schema=SCHEMAS[name])
+                            writer.write(ruleset, date, _without({name: kept}, drop))
+                    else:  # taken as the worker wrote, flushed and hashed it: never read here
+                        for (name, ruleset, date), (rel, rows, size, sha256) in staged.items():
+                            if name in adopted:
+                                writer.adopt(name, rel, rows, size, sha256)
+                            else:  # a chunk's small table: into this ingest's one file
+                                kept = pq.read_table(writer.tmp / rel, schema=SCHEMAS[name])
+                                writer.write(ruleset, date, {name: kept})
                 if on_shard is not None:
                     on_shard(res)
         finally:  # the workers stopped before the writer's abort removes the staging

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import pickle
 import signal
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -28,10 +29,12 @@ from typing import TYPE_CHECKING, Any
 
 from ..logs.lines import line_limit
 from ..scoring.matches import MatchState
-from .shard import Shard, ShardFailure, ShardResult, run_shard
+from .shard import Chunk, GameOutcome, Shard, ShardFailure, ShardResult, Staged, run_shard
 
 if TYPE_CHECKING:  # the pool's modules only when a pool runs (one process's start-up)
     from concurrent.futures import Future, ProcessPoolExecutor
+
+    import pyarrow as pa
 
 Outcome = ShardResult | ShardFailure
 """What a runner yields per shard."""
@@ -57,6 +60,21 @@ tables go to the parent, which writes each partition's rows into one file per in
 file per shard and partition of each table (``compact`` joins them)."""
 
 
+FLUSH_EVENTS = 1_000_000
+"""The events a shard collecting rows holds before it writes them into the ingest's
+staging folder as a :class:`~maumau_log.run.shard.Chunk` (:class:`ChunkStager`): a
+worker's memory is bounded by this, not by its shard, which matters for a shard that
+cannot be cut (a compressed file, a notation file, a URI). About 300 bytes of memory per
+event held (an ``ingest`` of one ``.zst`` of 10^6 classic games, 69 million events, took
+20.7 GB when nothing was flushed); a plain shard of :data:`~maumau_log.run.plan.SHARD_BYTES`
+holds about 570,000 classic events (59 bytes a line), so a plain log's shards are not
+cut into chunks and keep their files."""
+
+
+def _flush_events() -> int:
+    return FLUSH_EVENTS  # read when a task is made (a test may lower the constant)
+
+
 @dataclass(frozen=True)
 class ShardTask:
     """The shard function with an ingest's (or a validation's) fixed arguments; picklable,
@@ -77,6 +95,8 @@ class ShardTask:
             process's :func:`~maumau_log.logs.lines.line_limit` (taken when the task is made),
             so every worker, local or on a Ray node, reads the lines the planner cut
             between (an over-long line is never a cut).
+        flush_events: with ``stage`` and ``collect``, the events a shard holds before it
+            stages them as a chunk (:data:`FLUSH_EVENTS` when the task is made).
     """
 
     rules_file_options: Mapping[str, Any] | None = None
@@ -86,6 +106,7 @@ class ShardTask:
     stage_id: str = ""
     max_line_bytes: int = field(default_factory=line_limit)
     staged_tables: tuple[str, ...] = STAGED_TABLES
+    flush_events: int = field(default_factory=_flush_events)
 
     def __call__(self, shard: Shard, matches: Mapping[str, MatchState] | None = None) -> Outcome:
         """Run :func:`~maumau_log.run.shard.run_shard` on ``shard``; a bug becomes a
@@ -96,6 +117,9 @@ class ShardTask:
         if self.stage is not None and not os.path.isdir(self.stage):
             return ShardFailure(shard, _UNSEEN, (os.path.basename(self.stage), None, _UNSEEN))
         try:
+            stager = None
+            if self.stage is not None and self.collect:
+                stager = ChunkStager(self.stage, self.stage_id, shard.index)
             res = run_shard(
                 shard,
                 self.rules_file_options,
@@ -103,8 +127,10 @@ class ShardTask:
                 self.ingested_at,
                 matches,
                 max_line_bytes=self.max_line_bytes,
+                flush=stager,
+                flush_events=self.flush_events,
             )
-            if self.stage is not None:
+            if self.stage is not None and self.staged_tables and not res.chunks:
                 stage_tables(res, self.stage, self.stage_id, self.staged_tables)
             return res
         except StagingError as exc:
@@ -159,24 +185,96 @@ def stage_tables(
             :class:`~maumau_log.run.shard.ShardFailure` with ``write`` set: the ingest stops
             with exit 2, nothing published).
     """
+    file = f"part-{stage_id}-s{res.shard.index:05d}.parquet"
+    for (ruleset, date), part in res.tables.items():
+        for name in tables:
+            table = part.pop(name, None)
+            if table is not None and table.num_rows:
+                res.staged[(name, ruleset, date)] = _stage_one(stage, file, name, ruleset,
+                                                               date, table)  # fmt: skip
+    res.tables = {key: part for key, part in res.tables.items() if part}
+
+
+def _stage_one(
+    stage: str, file: str, name: str, ruleset: str, date: str, table: pa.Table
+) -> tuple[str, int, int, str]:
+    """Write one staged file (:func:`~maumau_log.store.writer.write_staged`); its entry of
+    :data:`~maumau_log.run.shard.Staged`. Raises :class:`StagingError`."""
     from ..store import partition_dir
     from ..store.writer import write_staged
 
-    for (ruleset, date), part in res.tables.items():
-        for name in tables:
-            table = part.get(name)
-            if table is None:
-                continue
-            if table.num_rows:
-                file = f"part-{stage_id}-s{res.shard.index:05d}.parquet"
-                rel = f"{partition_dir(name, ruleset, date)}/{file}"
-                try:
-                    size, sha256 = write_staged(name, table, os.path.join(stage, rel))
-                except OSError as exc:
-                    raise StagingError(rel, exc) from exc
-                res.staged[(name, ruleset, date)] = (rel, table.num_rows, size, sha256)
-            del part[name]
-    res.tables = {key: part for key, part in res.tables.items() if part}
+    rel = f"{partition_dir(name, ruleset, date)}/{file}"
+    try:
+        size, sha256 = write_staged(name, table, os.path.join(stage, rel))
+    except OSError as exc:
+        raise StagingError(rel, exc) from exc
+    return rel, table.num_rows, size, sha256
+
+
+class ChunkStager:
+    """A shard's ``flush`` (:func:`~maumau_log.run.shard.run_shard`): writes the rows a
+    worker holds into the ingest's staging folder, every table (one file per table and
+    partition, ``part-<stage_id>-s<shard>-c<chunk>.parquet``, as :func:`stage_tables`
+    writes them: whole or absent, with size and SHA-256), and the games' outcomes beside
+    them (``outcomes/s<shard>-c<chunk>.pickle``). The merger reads the outcomes back one
+    chunk at a time (:func:`shard_parts`). A shard run again writes the same names.
+
+    Args:
+        stage: the staging folder.
+        stage_id: the ingest's id (file names).
+        shard: the shard's index.
+    """
+
+    def __init__(self, stage: str, stage_id: str, shard: int) -> None:
+        self.stage = stage
+        self.stage_id = stage_id
+        self.shard = shard
+        self.count = 0
+
+    def __call__(
+        self, games: list[GameOutcome], tables: dict[tuple[str, str], dict[str, pa.Table]]
+    ) -> Chunk:
+        """Stage one chunk; its :class:`~maumau_log.run.shard.Chunk`.
+
+        Raises:
+            StagingError: a file cannot be written.
+        """
+        name = f"s{self.shard:05d}-c{self.count:05d}"
+        self.count += 1
+        file = f"part-{self.stage_id}-{name}.parquet"
+        staged = {
+            (table, ruleset, date): _stage_one(self.stage, file, table, ruleset, date, rows)
+            for (ruleset, date), part in tables.items()
+            for table, rows in part.items()
+            if rows.num_rows
+        }
+        rel = f"outcomes/{name}.pickle"
+        try:
+            os.makedirs(os.path.join(self.stage, "outcomes"), exist_ok=True)
+            with open(os.path.join(self.stage, rel), "wb") as fh:
+                pickle.dump(games, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        except OSError as exc:
+            raise StagingError(rel, exc) from exc
+        return Chunk(rel, len(games), sum(g.events for g in games), staged)
+
+
+Part = tuple[list[GameOutcome], dict[tuple[str, str], dict[str, "pa.Table"]], Staged]
+"""One part of a shard's result: its outcomes, its tables held, its staged files."""
+
+
+def shard_parts(res: ShardResult, stage: str | os.PathLike[str]) -> Iterator[Part]:
+    """The parts of a shard's result in file order, one at a time: the result itself, or
+    each of its chunks with its outcomes read back from the staging folder ``stage`` (and
+    their file deleted), so the merger holds one chunk's games at a time."""
+    if not res.chunks:
+        yield res.games, res.tables, res.staged
+        return
+    for chunk in res.chunks:
+        path = os.path.join(stage, chunk.outcomes)
+        with open(path, "rb") as fh:
+            games: list[GameOutcome] = pickle.load(fh)
+        os.unlink(path)
+        yield games, {}, chunk.staged
 
 
 def serial_results(shards: Iterable[Shard], task: ShardTask) -> Iterator[Outcome]:

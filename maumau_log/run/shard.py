@@ -7,6 +7,9 @@ cuts its input into :class:`~maumau_log.run.plan.Shard` objects
 hashes) and, for an ingest, the dataset's tables as pyarrow Tables per partition. The
 function is pure: it reads its shard, touches no dataset and shares no state, so shards run
 in any process or on any machine (:mod:`maumau_log.run.runners`) and give the same result.
+An ingest's shard hands its rows out every ``flush_events`` events (its ``flush`` writes
+them into the ingest's staging folder as a :class:`Chunk`), so its memory is bounded by
+that and not by its file: a compressed file, which cannot be cut, is one shard.
 
 What crosses shard boundaries is put back by the one merging the results in shard order
 (:func:`maumau_log.run.runners.merge_order`): match state (a shard whose matches began in an
@@ -20,7 +23,7 @@ Where a file is cut into shards is :mod:`maumau_log.run.plan`'s decision.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -88,6 +91,32 @@ class GameOutcome:
         )  # fmt: skip
 
 
+Staged = dict[tuple[str, str, str], tuple[str, int, int, str]]
+"""(table, ruleset, date) to (path relative to the staging folder, rows, bytes, SHA-256)
+of staged files (:func:`maumau_log.run.runners.stage_tables`)."""
+
+
+@dataclass
+class Chunk:
+    """One flushed part of a shard's result: a shard that collects rows writes what it
+    holds into the staging folder every :data:`~maumau_log.run.runners.FLUSH_EVENTS`
+    events (:class:`~maumau_log.run.runners.ChunkStager`), so that its memory is bounded
+    by that and not by its file (a compressed file is one shard).
+
+    Attributes:
+        outcomes: the pickled list of the part's :class:`GameOutcome` objects, as a path
+            relative to the staging folder.
+        games: the games in it.
+        events: their events.
+        staged: its staged files, every table (see :data:`Staged`).
+    """
+
+    outcomes: str
+    games: int
+    events: int
+    staged: Staged = field(default_factory=dict)
+
+
 @dataclass
 class ShardResult:
     """The result of :func:`run_shard`.
@@ -104,6 +133,10 @@ class ShardResult:
         staged: (table, ruleset, date) to (path relative to the staging folder, rows,
             bytes, SHA-256) of the tables the worker wrote itself
             (:func:`maumau_log.run.runners.stage_tables`): all the publisher needs.
+        chunks: the parts flushed to the staging folder (:class:`Chunk`), in file order;
+            when there are any, ``games``, ``tables`` and ``staged`` are empty and the
+            games are read back chunk by chunk
+            (:func:`~maumau_log.run.runners.shard_parts`).
     """
 
     shard: Shard
@@ -113,12 +146,18 @@ class ShardResult:
     match_ids: set[str] = field(default_factory=set)
     matches: dict[str, MatchState] = field(default_factory=dict)
     seeded: bool = False
-    staged: dict[tuple[str, str, str], tuple[str, int, int, str]] = field(default_factory=dict)
+    staged: Staged = field(default_factory=dict)
+    chunks: list[Chunk] = field(default_factory=list)
 
     @property
     def events(self) -> int:
-        """Events read (every game's count, headers included)."""
-        return sum(g.events for g in self.games)
+        """Events read (every game's count, headers included; the chunks' too)."""
+        return sum(g.events for g in self.games) + sum(c.events for c in self.chunks)
+
+    @property
+    def game_count(self) -> int:
+        """Games read (the chunks' too)."""
+        return len(self.games) + sum(c.games for c in self.chunks)
 
 
 @dataclass
@@ -140,6 +179,11 @@ class ShardFailure:
 
     def __str__(self) -> str:
         return f"{self.shard.describe()}: {self.error}"
+
+
+Flush = Callable[[list[GameOutcome], dict[tuple[str, str], dict[str, "pa.Table"]]], Chunk]
+"""Takes a shard's outcomes and rows held so far, returns their :class:`Chunk`
+(:func:`run_shard`'s ``flush``)."""
 
 
 def outcome(report: GameReport) -> GameOutcome:
@@ -199,6 +243,8 @@ def run_shard(
     matches: Mapping[str, MatchState] | None = None,
     *,
     max_line_bytes: int | None = None,
+    flush: Flush | None = None,
+    flush_events: int = 0,
 ) -> ShardResult:
     """Replay one shard: the games' outcomes and, with ``collect``, the dataset's rows.
 
@@ -214,10 +260,16 @@ def run_shard(
             said the shard continues their matches); copied, not changed.
         max_line_bytes: the longest line read (None: :func:`~maumau_log.logs.lines.line_limit`);
             a longer one is reported ``line_too_long`` in place.
+        flush: with ``collect``, called with the games' outcomes and rows held each time
+            they reach ``flush_events`` events (between games) and, once it was called, at
+            the end; it returns the :class:`Chunk` kept in :attr:`ShardResult.chunks`
+            (:class:`~maumau_log.run.runners.ChunkStager` writes them). None: everything
+            is held until the end.
+        flush_events: the events held that make a flush (0: none).
     Returns:
-        The :class:`ShardResult`. Within the shard a game id met twice keeps only its first
-        copy's rows (as ingest does); the merger applies the rule across shards and the
-        dataset. A file that cannot be opened gives ``unreadable`` and no games.
+        The :class:`ShardResult`. Within the shard (a chunk, when flushed) a game id met
+        twice keeps only its first copy's rows; the merger applies the rule across chunks,
+        shards and the dataset. A file that cannot be opened gives ``unreadable`` and no games.
     """
     import copy
 
@@ -250,17 +302,30 @@ def run_shard(
                 max_line_bytes=max_line_bytes,
             )
         )
+    if collector is None or flush_events <= 0:
+        flush = None
+    held = 0  # events of the outcomes held
     try:
         for report in replayer.replay_lines(shard.path, lines):
             o = outcome(report)
             result.games.append(o)
             if o.match_id is not None:
                 result.match_ids.add(o.match_id)
+            held += o.events
+            if flush is not None and held >= flush_events:
+                assert collector is not None
+                result.chunks.append(flush(result.games, collector.take()))
+                result.games, held = [], 0
     except LogReadError as exc:
         result.unreadable = exc
-        result.games = []
+        result.games, result.chunks = [], []  # the staged chunks are never adopted
         return result
     if collector is not None:
-        result.tables = collector.tables()
+        if result.chunks and result.games:
+            assert flush is not None
+            result.chunks.append(flush(result.games, collector.take()))
+            result.games = []
+        elif not result.chunks:
+            result.tables = collector.tables()
     result.matches = replayer.matches
     return result

@@ -587,3 +587,12 @@ class RecordCollector:
     def tables(self) -> dict[tuple[str, str], dict[str, pa.Table]]:
         """The buffered rows as pyarrow tables: (ruleset, date) to table name to table."""
         return {part: buf.tables() for part, buf in self.buffers.items()}
+
+    def take(self) -> dict[tuple[str, str], dict[str, pa.Table]]:
+        """:meth:`tables`, then the buffers and :attr:`known` emptied (between games): a
+        game met again later is dropped by the merger instead, as across shards."""
+        out = self.tables()
+        self.buffers, self.known, self.intern, self._type_codes = {}, {}, _Intern(), {}
+        self._buf = _Buffers(self.intern)
+        self._bind(self._buf.ev)
+        return out
