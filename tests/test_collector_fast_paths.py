@@ -73,6 +73,16 @@ def test_time_ms_equals_the_plain_reading(value):
     assert time_ms(value) == _time_ms_reference(value)
 
 
+_SIMULATED = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+_LOGS = given(
+    preset=st.sampled_from(PRESETS),
+    players=st.integers(2, 5),
+    seed=st.integers(0, 2**16),
+    drop=st.one_of(st.none(), st.integers(1, 60)),  # the event at this index left out
+)
+"""Simulated logs of every preset, 2-5 players, with or without one line dropped."""
+
+
 def _tables(preset: str, players: int, seed: int, drop: int | None) -> dict[str, pa.Table]:
     """Every table of two simulated games (``drop``: each game's event of that index left
     out), built by the collector; one partition."""
@@ -88,13 +98,8 @@ def _tables(preset: str, players: int, seed: int, drop: int | None) -> dict[str,
     return tables
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    preset=st.sampled_from(PRESETS),
-    players=st.integers(2, 5),
-    seed=st.integers(0, 2**16),
-    drop=st.one_of(st.none(), st.integers(1, 60)),
-)
+@_SIMULATED
+@_LOGS
 def test_event_columns_and_counts_equal_the_logged_lines(preset, players, seed, drop):
     tables = _tables(preset, players, seed, drop)
     counts: dict[tuple[str, str], dict[str, int]] = {}
@@ -127,13 +132,8 @@ def test_event_columns_and_counts_equal_the_logged_lines(preset, players, seed, 
             assert row[name] == c.get(name, 0), (row["player"], name)
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    preset=st.sampled_from(PRESETS),
-    players=st.integers(2, 5),
-    seed=st.integers(0, 2**16),
-    drop=st.one_of(st.none(), st.integers(1, 60)),
-)
+@_SIMULATED
+@_LOGS
 def test_moments_and_behind_equal_the_stored_hand_sizes(preset, players, seed, drop):
     tables = _tables(preset, players, seed, drop)
     moments: dict[str, int] = {}
