@@ -57,6 +57,38 @@ def run() -> None:
         main()
     except SystemExit as exc:
         code = 0 if exc.code is None else exc.code
+        if code == INTERRUPTED_EXIT:
+            end_interrupted()
         if type(code) is int and 0 <= code <= 255:
             _CODE.append(code)
         raise
+
+
+INTERRUPTED_EXIT = 130
+"""The exit code of Ctrl-C (:mod:`maumau_log.cli`'s exit codes)."""
+
+
+def end_interrupted() -> None:
+    """End an interrupted command's process now, with exit code 130.
+
+    By the time :func:`maumau_log.cli.main` exits 130, the command's ``with`` blocks have
+    unwound (an interrupted ingest has removed what it wrote) and the message is printed.
+    The interpreter's exit handlers would then join the threads of a process pool whose
+    workers were just killed, and that join can wait forever: ``ingest --jobs 2``
+    interrupted under a loaded test run once printed its message and did not end within
+    120 s. Ray, when the command loaded it, is shut down first, so that no local cluster
+    outlives the command; stdout and stderr are flushed.
+    """
+    import contextlib
+
+    ray = sys.modules.get("ray")
+    if ray is not None:
+        with contextlib.suppress(Exception):  # a cluster already gone: nothing to stop
+            ray.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except Exception:  # a closed pipe: nothing more can be said
+            pass
+    os._exit(INTERRUPTED_EXIT)

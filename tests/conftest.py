@@ -32,9 +32,9 @@ def logs(tmp_path: Path) -> Path:
 def cluster() -> Iterator[Any]:
     """A Ray cluster on this machine (``ray.cluster_utils.Cluster``): a head with no CPU,
     so every task runs on one of two 1-CPU worker nodes (``cluster.worker_nodes_started``),
-    as on a real cluster. Ray is an optional extra: a module using this imports it with
-    ``pytest.importorskip`` first."""
-    import ray
+    as on a real cluster. Ray is an optional extra (``[ray]``): without it, a test using
+    this fixture is skipped."""
+    ray = pytest.importorskip("ray")
     from ray import cluster_utils
 
     c = cluster_utils.Cluster(initialize_head=True, head_node_args={"num_cpus": 0})
