@@ -28,11 +28,9 @@ from __future__ import annotations
 
 import argparse
 import io
-import os
-import subprocess
-import sys
-import time
 from pathlib import Path
+
+from bench_scale import run_cpu  # the scripts run from bench/, beside each other
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -55,22 +53,7 @@ def cut_games(log: Path, games: int, out: Path) -> None:
 
 def run(cmd: list[str]) -> tuple[float, float, float, int]:
     """Run ``maumau-log CMD``; (wall s, CPU s, peak RSS MiB, exit code)."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "maumau_log", *cmd],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    assert proc.stderr is not None
-    err = proc.stderr.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - t0
-    code = os.waitstatus_to_exitcode(status)
-    if code not in (0, 1):
-        print(err.decode(errors="replace")[-2000:], file=sys.stderr)
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, code
+    return run_cpu(cmd)
 
 
 def main() -> None:

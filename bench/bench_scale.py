@@ -78,8 +78,9 @@ def simulate_logs(folder: Path, games: int, files: int, jobs: int) -> tuple[int,
     return sum(g for g, _ in done), sum(e for _, e in done)
 
 
-def run(cmd: list[str]) -> tuple[float, float, int]:
-    """Run the CLI; (seconds, peak RSS in MiB of its largest process, exit code)."""
+def run_cpu(cmd: list[str]) -> tuple[float, float, float, int]:
+    """Run the CLI; (wall s, CPU s, peak RSS in MiB of its largest process, exit code), the
+    CPU and RSS from ``os.wait4`` (the process and the workers it waited for)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     t0 = time.perf_counter()
     # ``python -m maumau_log audit ...`` loads only the audit's command module, and a typer
@@ -95,10 +96,16 @@ def run(cmd: list[str]) -> tuple[float, float, int]:
     err = proc.stderr.read()
     _, status, usage = os.wait4(proc.pid, 0)
     seconds = time.perf_counter() - t0
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode not in (0, 1):
+    code = os.waitstatus_to_exitcode(status)
+    if code not in (0, 1):
         print(err.decode(errors="replace")[-2000:], file=sys.stderr)
-    return seconds, usage.ru_maxrss / 1024, proc.returncode
+    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, code
+
+
+def run(cmd: list[str]) -> tuple[float, float, int]:
+    """Run the CLI; (seconds, peak RSS in MiB of its largest process, exit code)."""
+    seconds, _, rss, code = run_cpu(cmd)
+    return seconds, rss, code
 
 
 DRIVER_USAGE = "maumau-bench-driver-usage "
