@@ -170,3 +170,24 @@ def test_a_keeper_that_dies_stops_the_ingest_with_nothing_stored(
     assert read_manifest(tmp_path / "ds").files == before and first.added > 0
     assert not list((tmp_path / "ds").glob(".tmp-*"))
     assert verify(tmp_path / "ds").ok
+
+
+def test_the_ingest_command_on_ray_into_a_relative_dataset_folder(
+    cluster: Any, inputs: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``-o ds`` names a folder of the command's working folder; the keeper, another
+    process in another folder, reads the staged outcomes there too."""
+    from typer.testing import CliRunner
+
+    import maumau_log.cli.data_cmds  # noqa: F401  (registers the commands)
+    from maumau_log.cli import app
+
+    log = inputs[0]
+    monkeypatch.chdir(tmp_path)
+    args = ["ingest", str(log), "-o", "ds", "--engine", "ray", "--address", cluster.address,
+            "--no-progress"]  # fmt: skip
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    local = ingest([log], tmp_path / "local", jobs=1)
+    assert local.added == 72
+    assert_same_rows(tmp_path / "local", tmp_path / "ds")

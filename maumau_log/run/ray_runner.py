@@ -4,14 +4,17 @@ Workers write, the driver commits. Every Ray task replays its shard and writes e
 the shard produces (``games``, ``results``, ``events``, ``violations``, the audit's facts)
 straight into the ingest's staging folder inside the dataset folder
 (:func:`maumau_log.run.runners.stage_tables`), each file hashed and flushed to disk by the
-task. What comes back to the driver is small: the games' outcomes (ids, content hashes,
-violations; the ingest's rule on game ids needs them in input order) and, per staged file,
-its name, rows, size and SHA-256. The driver merges these in shard order exactly as the
-local runner does (:func:`maumau_log.run.runners.merge_order`) and publishes the files in one
-crash-safe manifest commit (:meth:`maumau_log.store.DatasetWriter.commit`), never reading
-nor hashing them. So the dataset folder must be at the same path on every node (a shared
-filesystem); a task that does not see the staging folder fails the ingest with exit 2 and
-writes nothing.
+task, and the games' outcomes (ids, content hashes, violations) beside them
+(:attr:`~maumau_log.run.runners.ShardTask.stage_outcomes`). What comes back to the driver
+is small: per staged file, its name, rows, size and SHA-256, and the shard's match states.
+The driver puts the match states back in shard order as the local runner does
+(:func:`maumau_log.run.runners.merge_order`); the rule on game ids, which needs every
+outcome in input order, runs in the known-games keeper (:class:`KeeperMerges`, an actor on
+the driver's node that reads the staged outcomes), and the driver publishes the files in
+one crash-safe manifest commit (:meth:`maumau_log.store.DatasetWriter.commit`), never
+reading nor hashing them. So the dataset folder must be at the same path on every node (a
+shared filesystem); a task that does not see the staging folder fails the ingest with
+exit 2 and writes nothing.
 
 Local paths (every node must see them too): one plain Ray task (``ray.remote``) per
 planned shard, the task reading its shard's byte range itself (:func:`ray_range_results`),
@@ -397,7 +400,8 @@ class KeeperMerges:
     for no CPU (the tasks keep every core).
 
     Args:
-        dataset: the dataset folder (the keeper loads its games).
+        dataset: the dataset folder (the keeper loads its games; a relative path is this
+            process's, made absolute: the actor runs in another folder).
         keep_game_ids: the parts list every game's id (:attr:`~maumau_log.run.merge.
             PartMerge.game_ids`).
     Raises:
@@ -414,7 +418,7 @@ class KeeperMerges:
         keeper: Any = ray.remote(num_cpus=0, max_restarts=0)(_Keeper)
         self.actor = keeper.options(scheduling_strategy=here).remote()
         try:
-            why = self._get(self.actor.load.remote(dataset, keep_game_ids))
+            why = self._get(self.actor.load.remote(os.path.abspath(dataset), keep_game_ids))
         except BaseException:
             self.close()
             raise
@@ -444,7 +448,7 @@ class KeeperMerges:
             return
         rels = [c.outcomes for c in res.chunks]
         merged: list[PartMerge] = self._get(
-            self.actor.merge.remote(str(stage), rels, [] if rels else res.games)
+            self.actor.merge.remote(os.path.abspath(stage), rels, [] if rels else res.games)
         )
         if not rels:
             yield merged[0], res.tables, res.staged
