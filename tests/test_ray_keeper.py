@@ -191,3 +191,25 @@ def test_the_ingest_command_on_ray_into_a_relative_dataset_folder(
     local = ingest([log], tmp_path / "local", jobs=1)
     assert local.added == 72
     assert_same_rows(tmp_path / "local", tmp_path / "ds")
+
+
+def test_without_an_address_the_ingest_starts_its_own_ray_beside_a_running_cluster(
+    cluster: Any, inputs: list[Path], tmp_path: Path
+) -> None:
+    """``--engine ray`` without ``--address`` (and no ``RAY_ADDRESS``) starts a Ray of its
+    own with ``--jobs`` CPUs, also while a cluster runs on this machine (Ray's default
+    would join the cluster last started here, which refuses ``num_cpus``: exit 3 then)."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parent.parent)
+    proc = subprocess.run(
+        [sys.executable, "-m", "maumau_log", "ingest", str(inputs[0]), "-o",
+         str(tmp_path / "ds"), "--engine", "ray", "--jobs", "1", "--no-progress"],
+        env=env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]
+    assert ingest([inputs[0]], tmp_path / "local", jobs=1).added == 72
+    assert_same_rows(tmp_path / "local", tmp_path / "ds")

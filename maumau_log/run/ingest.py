@@ -162,12 +162,18 @@ def ingest(
     manifest commit: a process killed before it leaves the dataset as it was, and the
     next ingest (or ``verify --repair``) deletes the leftovers.
 
+    The first-copy rule on game ids (FORMAT.md Files; :class:`~maumau_log.run.merge.
+    FirstCopy`) runs in this process, or, with a runner that has a ``keeper`` (Ray:
+    :class:`~maumau_log.run.ray_runner.KeeperMerges`) and no ``on_report``, in that keeper:
+    the workers stage the games' outcomes for it and this process holds none.
+
     Args:
         paths: log files and folders, as for ``validate`` (:func:`expand_paths`); with a
             ``runner`` that reads them (Ray), also pyarrow filesystem URIs.
         dataset: the dataset folder (created when missing).
         rules_file_options: options of a ``--rules`` file, or None.
-        on_report: called with every game's outcome, in input order (progress, tallies).
+        on_report: called with every game's outcome, in input order (progress, tallies);
+            the outcomes then come to this process (no keeper).
         jobs: worker processes (1: this process).
         runner: another runner (:data:`~maumau_log.run.runners.Runner`), or None for the local one.
         shard_bytes: target shard size of a large plain log.

@@ -112,8 +112,10 @@ def _init(address: str | None, num_cpus: int | None) -> None:
     if ray.is_initialized():
         return
     address = address or os.environ.get("RAY_ADDRESS") or None
-    if address is None:
+    if address is None:  # "local": a new Ray, never the cluster last started on this
+        # machine (Ray's default joins it, which then refuses ``num_cpus``)
         ray.init(
+            address="local",
             num_cpus=num_cpus or default_jobs(),
             include_dashboard=False,
             log_to_driver=False,
