@@ -263,13 +263,17 @@ class ChunkStager:
 
 def _write_outcomes(stage: str, name: str, games: list[GameOutcome]) -> str:
     """Pickle ``games`` into ``<stage>/outcomes/<name>.pickle``; its relative path (read
-    back once by :func:`~maumau_log.run.merge.read_outcomes`). Raises
-    :class:`StagingError`."""
+    back once by :func:`~maumau_log.run.merge.read_outcomes`). Written under a temporary
+    name and renamed, as the staged tables are, so a file found there is whole (a task
+    run again, elsewhere, replaces it). Raises :class:`StagingError`."""
     rel = f"outcomes/{name}.pickle"
+    path = os.path.join(stage, rel)
     try:
         os.makedirs(os.path.join(stage, "outcomes"), exist_ok=True)
-        with open(os.path.join(stage, rel), "wb") as fh:
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "wb") as fh:
             pickle.dump(games, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
     except OSError as exc:
         raise StagingError(rel, exc) from exc
     return rel
