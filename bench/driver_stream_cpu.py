@@ -71,17 +71,23 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-stream-") as work:
         for k in range(args.repeat):
             for log in args.logs:
-                out = subprocess.run(
+                proc = subprocess.run(
                     [sys.executable, "-P", "-c", ONE_RUN, str(log), str(Path(work) / "ds"),
                      str(args.cpus)],
-                    env=env, capture_output=True, text=True, check=True,
-                ).stdout.split()  # fmt: skip
+                    env=env, capture_output=True, text=True,
+                )  # fmt: skip
+                if proc.returncode != 0:  # e.g. Ray refused to start: say why, go on
+                    print(f"{log.name:<20} run {k}: failed: {proc.stderr.strip()[-500:]}")
+                    continue
+                out = proc.stdout.split()
                 games, total, after_first, made = int(out[0]), *map(float, out[1:3]), out[3]
                 stream.setdefault(log, []).append(after_first)
                 print(f"{log.name:<20} run {k}: {games:>9,} games, main thread {total:.3f} s, "
                       f"first result to end {after_first:.3f} s, GameOutcome here {made}",
                       flush=True)  # fmt: skip
     a, b = args.logs[0], args.logs[-1]
+    if not (stream.get(a) and stream.get(b)):
+        return
     print(f"growth first result to end: {min(stream[b]) - min(stream[a]):.3f} s (least of each)")
 
 
