@@ -134,7 +134,8 @@ def run_self_usage(cmd: list[str], code: Path = ROOT) -> dict[str, float]:
         "main()\n"
     )
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-c", boot, *cmd], env=env,
+    # -P: the current folder is not put first on the path (else it, not ``code``, runs)
+    proc = subprocess.Popen([sys.executable, "-P", "-c", boot, *cmd], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
     assert proc.stderr is not None
     err = proc.stderr.read().decode(errors="replace")

@@ -33,7 +33,7 @@ SAMPLES = Path(__file__).resolve().parent.parent / "sample_logs"
 
 @pytest.fixture(scope="module")
 def ray_session() -> Iterator[None]:
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield
     ray.shutdown()
 

@@ -100,13 +100,16 @@ def test_the_driver_receives_no_table_rows_and_stores_the_rows_of_jobs_one(
     assert len(shards) == len(received) > 20
     assert any(r.seeded for r in shards)  # a match continued: replayed again on a node
     assert all(r.tables == {} for r in shards)  # no table row came back
-    staged = {key[0] for r in shards for key in r.staged}
+    # nor any game's outcome: each shard's are staged for the known-games keeper
+    assert all(r.games == [] and len(r.chunks) == 1 for r in shards)
+    files = [r.chunks[0].staged for r in shards]
+    staged = {key[0] for f in files for key in f}
     assert staged == set(TABLES)  # every table, the audit's facts and violations too
     # what the workers reported is what the manifest records, file by file (a shard
     # replayed again replaced its files: its last report counts), but for the results
     # files whose match totals the driver rewrote (update_matches: the serbian match,
     # whose last round comes again cut short, a conflict)
-    last = {rel: (size, sha) for r in shards for rel, _rows, size, sha in r.staged.values()}
+    last = {rel: (size, sha) for f in files for rel, _rows, size, sha in f.values()}
     manifest = read_manifest(tmp_path / "ds")
     adopted = [rel for rel in last if rel in manifest.file_info]
     assert len(adopted) > 20

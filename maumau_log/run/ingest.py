@@ -48,10 +48,10 @@ from ..store.collector import (  # noqa: F401  (re-exported: the API before the 
     options_json,
     orphan_key,
 )
-from ..store.known import KnownGames
 from ..store.manifest import checked_scan
 from ..store.matches import MatchRound, match_rows, update_matches  # noqa: F401
 from ..violations import Violation
+from .merge import LocalMerges, Merges, PartMerge
 from .plan import SHARD_BYTES, plan_shards
 from .runners import (
     STAGED_TABLES,
@@ -60,7 +60,6 @@ from .runners import (
     local_results,
     runner_stages,
     runner_workers,
-    shard_parts,
 )
 from .shard import GameOutcome, ShardFailure, ShardResult, expand_inputs
 
@@ -163,12 +162,18 @@ def ingest(
     manifest commit: a process killed before it leaves the dataset as it was, and the
     next ingest (or ``verify --repair``) deletes the leftovers.
 
+    The first-copy rule on game ids (FORMAT.md Files; :class:`~maumau_log.run.merge.
+    FirstCopy`) runs in this process, or, with a runner that has a ``keeper`` (Ray:
+    :class:`~maumau_log.run.ray_runner.KeeperMerges`) and no ``on_report``, in that keeper:
+    the workers stage the games' outcomes for it and this process holds none.
+
     Args:
         paths: log files and folders, as for ``validate`` (:func:`expand_paths`); with a
             ``runner`` that reads them (Ray), also pyarrow filesystem URIs.
         dataset: the dataset folder (created when missing).
         rules_file_options: options of a ``--rules`` file, or None.
-        on_report: called with every game's outcome, in input order (progress, tallies).
+        on_report: called with every game's outcome, in input order (progress, tallies);
+            the outcomes then come to this process (no keeper).
         jobs: worker processes (1: this process).
         runner: another runner (:data:`~maumau_log.run.runners.Runner`), or None for the local one.
         shard_bytes: target shard size of a large plain log.
@@ -189,97 +194,28 @@ def ingest(
     t0 = time.perf_counter()
     files = expand_inputs([str(p) for p in paths])
     summary = IngestSummary(dataset=str(dataset), files=len(files))
-    # ``known``: on disk, so memory stays flat in the games stored and read
-    with DatasetWriter(dataset) as writer, KnownGames() as known:
+    # where the first-copy rule runs (run/merge.py): on Ray, in the known-games keeper
+    # (an actor on this node), unless every game's outcome is reported here
+    keeper = getattr(runner, "keeper", None)
+    apart = keeper is not None and on_report is None
+    with DatasetWriter(dataset) as writer:
         writer.check(writer.manifest.files["games"])  # what decides duplicates: as recorded
-        known.load(dataset)
+        # the known games: on disk, so memory stays flat in the games stored and read
         ingested_at = datetime.now(UTC)
-        # the workers write these tables into the staging folder (the pool: events; Ray:
-        # every table), returning only the files' names, rows, sizes and SHA-256
-        # (every table of a shard flushed in chunks, of which this process adopts those)
-        staged_tables = runner_stages(runner, jobs)
-        adopted = set(staged_tables or STAGED_TABLES)
-        stage = str(writer.tmp.resolve())
-        task = ShardTask(rules_file_options, True, ingested_at, stage=stage, stage_id=writer.id,
-                         staged_tables=staged_tables)  # fmt: skip
-        # planned as the runner reads them: on_plan has the count once all are
-        shards = plan_shards(files, shard_bytes, runner_workers(runner, jobs), on_plan)
-        results = runner(shards, task) if runner is not None else local_results(shards, task, jobs)
-        touched: set[str] = set()
+        merges: Merges = (
+            keeper(str(dataset), keep_game_ids)
+            if keeper is not None and apart
+            else LocalMerges(dataset, keep_game_ids, on_report)
+        )
         try:
-            for res in results:
-                if isinstance(res, ShardFailure):
-                    if res.write is not None:  # a worker could not write: the machine's fault
-                        rel, code, why = res.write  # pyarrow's OSError may have no errno
-                        exc = OSError(code, why) if why else OSError(res.error)
-                        raise write_error(writer.root, exc, str(writer.root / rel))
-                    summary.failed.append(str(res))
-                    if on_shard is not None:
-                        on_shard(res)
-                    continue
-                if res.unreadable is not None:
-                    if res.unreadable.line is not None:
-                        raise res.unreadable
-                    summary.unreadable.append(str(res.unreadable))  # the rest goes on
-                    continue
-                for games, tables, staged in shard_parts(res, writer.tmp):
-                    drop: set[str] = set()
-                    added = summary.added
-                    stored = known.lookup(g.key for g in games)
-                    new: dict[str, tuple[int, str, int]] = {}
-                    for g in games:
-                        summary.games += 1
-                        summary.events += g.events
-                        if g.violation is not None:
-                            summary.invalid += 1
-                            summary.violations.append(g.violation)
-                        if keep_game_ids:
-                            summary.game_ids.append(g.key)
-                        if on_report is not None:
-                            on_report(g)
-                        before = stored.get(g.key)  # in the dataset, or in an earlier shard
-                        seen = before or new.get(g.key)
-                        if seen is not None:
-                            if seen[0] == g.content_hash:
-                                summary.duplicates += 1
-                            else:
-                                summary.conflicts.append(
-                                    Conflict(g.key, g.file, g.line, seen[1], seen[2])
-                                )
-                            if before is not None:  # the shard's rows of this id go
-                                drop.add(g.key)
-                            # else an earlier game of this part (shard or chunk): it kept
-                            # that first copy's rows only (collector.end_game), which stay
-                            continue
-                        assert g.content_hash is not None
-                        new[g.key] = (g.content_hash, g.file, g.line)
-                        summary.added += 1
-                        if g.match_id is not None:
-                            touched.add(g.match_id)
-                    known.add(new)
-                    for (ruleset, date), part in tables.items():
-                        writer.write(ruleset, date, _without(part, drop))
-                    if summary.added == added:
-                        pass  # every row staged is of a game dropped: none is adopted
-                    elif drop:  # rare: the staged rows less the dropped games, written here
-                        for (name, ruleset, date), (rel, *_) in staged.items():
-                            kept = pq.read_table(writer.tmp / rel, schema=SCHEMAS[name])
-                            writer.write(ruleset, date, _without({name: kept}, drop))
-                    else:  # taken as the worker wrote, flushed and hashed it: never read here
-                        for (name, ruleset, date), (rel, rows, size, sha256) in staged.items():
-                            if name in adopted:
-                                writer.adopt(name, rel, rows, size, sha256)
-                            else:  # a chunk's small table: into this ingest's one file
-                                kept = pq.read_table(writer.tmp / rel, schema=SCHEMAS[name])
-                                writer.write(ruleset, date, {name: kept})
-                if on_shard is not None:
-                    on_shard(res)
-        finally:  # the workers stopped before the writer's abort removes the staging
-            # folder on an error (else one still writing recreates it)
-            close = getattr(results, "close", None)
-            if close is not None:
-                close()
-        update_matches(writer, touched)
+            _merge_results(files, writer, merges, summary, runner, jobs, shard_bytes,
+                           ShardTask(rules_file_options, True, ingested_at,
+                                     stage=str(writer.tmp.resolve()), stage_id=writer.id,
+                                     staged_tables=runner_stages(runner, jobs),
+                                     stage_outcomes=apart),
+                           on_shard, on_plan)  # fmt: skip
+        finally:
+            merges.close()
         summary.rows = dict(writer.rows)
         writer.commit(
             {
@@ -291,6 +227,85 @@ def ingest(
         )
     summary.seconds = time.perf_counter() - t0
     return summary
+
+
+def _merge_results(
+    files: list[Any],
+    writer: DatasetWriter,
+    merges: Merges,
+    summary: IngestSummary,
+    runner: Runner | None,
+    jobs: int,
+    shard_bytes: int,
+    task: ShardTask,
+    on_shard: Callable[[ShardResult | ShardFailure], None] | None,
+    on_plan: Callable[[int], None] | None,
+) -> None:
+    """Run the shards of ``files`` with ``task`` and merge their results into ``writer``
+    and ``summary`` in shard order through ``merges`` (:func:`ingest`'s loop)."""
+    # the workers write ``task.staged_tables`` into the staging folder (the pool: events;
+    # Ray: every table), returning only the files' names, rows, sizes and SHA-256
+    # (every table of a shard flushed in chunks, of which this process adopts those)
+    adopted = set(task.staged_tables or STAGED_TABLES)
+    # planned as the runner reads them: on_plan has the count once all are
+    shards = plan_shards(files, shard_bytes, runner_workers(runner, jobs), on_plan)
+    results = runner(shards, task) if runner is not None else local_results(shards, task, jobs)
+    touched: set[str] = set()
+    try:
+        for res in results:
+            if isinstance(res, ShardFailure):
+                if res.write is not None:  # a worker could not write: the machine's fault
+                    rel, code, why = res.write  # pyarrow's OSError may have no errno
+                    exc = OSError(code, why) if why else OSError(res.error)
+                    raise write_error(writer.root, exc, str(writer.root / rel))
+                summary.failed.append(str(res))
+                if on_shard is not None:
+                    on_shard(res)
+                continue
+            if res.unreadable is not None:
+                if res.unreadable.line is not None:
+                    raise res.unreadable
+                summary.unreadable.append(str(res.unreadable))  # the rest goes on
+                continue
+            for part, tables, staged in merges.parts(res, writer.tmp):
+                _add_part(summary, part)
+                touched |= part.touched
+                drop = part.drop
+                for (ruleset, date), rows in tables.items():
+                    writer.write(ruleset, date, _without(rows, drop))
+                if not part.added:
+                    pass  # every row staged is of a game dropped: none is adopted
+                elif drop:  # rare: the staged rows less the dropped games, written here
+                    for (name, ruleset, date), (rel, *_) in staged.items():
+                        kept = pq.read_table(writer.tmp / rel, schema=SCHEMAS[name])
+                        writer.write(ruleset, date, _without({name: kept}, drop))
+                else:  # taken as the worker wrote, flushed and hashed it: never read here
+                    for (name, ruleset, date), (rel, rows_n, size, sha256) in staged.items():
+                        if name in adopted:
+                            writer.adopt(name, rel, rows_n, size, sha256)
+                        else:  # a chunk's small table: into this ingest's one file
+                            kept = pq.read_table(writer.tmp / rel, schema=SCHEMAS[name])
+                            writer.write(ruleset, date, {name: kept})
+            if on_shard is not None:
+                on_shard(res)
+    finally:  # the workers stopped before the writer's abort removes the staging
+        # folder on an error (else one still writing recreates it)
+        close = getattr(results, "close", None)
+        if close is not None:
+            close()
+    update_matches(writer, touched)
+
+
+def _add_part(summary: IngestSummary, part: PartMerge) -> None:
+    """Add one merged part's counts and lists to the summary."""
+    summary.games += part.games
+    summary.events += part.events
+    summary.invalid += part.invalid
+    summary.added += part.added
+    summary.duplicates += part.duplicates
+    summary.violations.extend(part.violations)
+    summary.conflicts.extend(part.conflicts)
+    summary.game_ids.extend(part.game_ids)
 
 
 # ---------------------------------------------------------------------------------------

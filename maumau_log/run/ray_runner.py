@@ -4,14 +4,17 @@ Workers write, the driver commits. Every Ray task replays its shard and writes e
 the shard produces (``games``, ``results``, ``events``, ``violations``, the audit's facts)
 straight into the ingest's staging folder inside the dataset folder
 (:func:`maumau_log.run.runners.stage_tables`), each file hashed and flushed to disk by the
-task. What comes back to the driver is small: the games' outcomes (ids, content hashes,
-violations; the ingest's rule on game ids needs them in input order) and, per staged file,
-its name, rows, size and SHA-256. The driver merges these in shard order exactly as the
-local runner does (:func:`maumau_log.run.runners.merge_order`) and publishes the files in one
-crash-safe manifest commit (:meth:`maumau_log.store.DatasetWriter.commit`), never reading
-nor hashing them. So the dataset folder must be at the same path on every node (a shared
-filesystem); a task that does not see the staging folder fails the ingest with exit 2 and
-writes nothing.
+task, and the games' outcomes (ids, content hashes, violations) beside them
+(:attr:`~maumau_log.run.runners.ShardTask.stage_outcomes`). What comes back to the driver
+is small: per staged file, its name, rows, size and SHA-256, and the shard's match states.
+The driver puts the match states back in shard order as the local runner does
+(:func:`maumau_log.run.runners.merge_order`); the rule on game ids, which needs every
+outcome in input order, runs in the known-games keeper (:class:`KeeperMerges`, an actor on
+the driver's node that reads the staged outcomes), and the driver publishes the files in
+one crash-safe manifest commit (:meth:`maumau_log.store.DatasetWriter.commit`), never
+reading nor hashing them. So the dataset folder must be at the same path on every node (a
+shared filesystem); a task that does not see the staging folder fails the ingest with
+exit 2 and writes nothing.
 
 Local paths (every node must see them too): one plain Ray task (``ray.remote``) per
 planned shard, the task reading its shard's byte range itself (:func:`ray_range_results`),
@@ -42,9 +45,10 @@ import pyarrow as pa
 
 from ..scoring.matches import MatchState
 from ..store import TABLES
+from .merge import LocalMerges, Part, PartMerge, read_outcomes
 from .plan import Cuts, ShardPlan, StartScan, scan_cuts
 from .runners import Outcome, Rerun, Runner, ShardTask, default_jobs, merge_order
-from .shard import Shard, ShardFailure, ShardResult, is_uri
+from .shard import GameOutcome, Shard, ShardFailure, ShardResult, is_uri
 
 _OUT_SCHEMA = pa.schema([("file", pa.int64()), ("shard", pa.int64()), ("meta", pa.large_binary())])
 """One row per shard out of ``map_batches``: the pickled outcome. It carries no table: the
@@ -108,8 +112,10 @@ def _init(address: str | None, num_cpus: int | None) -> None:
     if ray.is_initialized():
         return
     address = address or os.environ.get("RAY_ADDRESS") or None
-    if address is None:
+    if address is None:  # "local": a new Ray, never the cluster last started on this
+        # machine (Ray's default joins it, which then refuses ``num_cpus``)
         ray.init(
+            address="local",
             num_cpus=num_cpus or default_jobs(),
             include_dashboard=False,
             log_to_driver=False,
@@ -355,6 +361,111 @@ def _collect(batch: pa.Table, pending: dict[int, ShardResult | ShardFailure]) ->
         pending[idx] = pickle.loads(meta)
 
 
+class _Keeper:
+    """The known-games keeper, a Ray actor on the driver's node: it owns the ingest's
+    known games (loaded from the dataset, on disk: its memory flat in the games) and
+    applies the first-copy rule (:class:`~maumau_log.run.merge.FirstCopy`) to every
+    shard's outcomes, read from the staging folder where the tasks wrote them
+    (:attr:`~maumau_log.run.runners.ShardTask.stage_outcomes`), so that no game's outcome
+    reaches the driver; it replies with each part's small :class:`~maumau_log.run.merge.
+    PartMerge`. The driver calls it once per shard, in shard order, waiting for each reply,
+    so the first copy of an id wins across shards as in one process."""
+
+    def __init__(self) -> None:
+        self.merges: LocalMerges | None = None
+
+    def load(self, dataset: str, keep_game_ids: bool) -> str | None:
+        """Load the dataset's known games; None, or the message of the
+        :class:`~maumau_log.store.DatasetError` that stopped it."""
+        from ..store import DatasetError
+
+        try:
+            self.merges = LocalMerges(dataset, keep_game_ids)
+        except DatasetError as exc:
+            return str(exc)
+        return None
+
+    def merge(self, stage: str, chunks: list[str], games: list[GameOutcome]) -> list[PartMerge]:
+        """The merged parts of one shard: each staged chunk's outcomes (read and deleted),
+        or ``games`` when the shard staged none."""
+        assert self.merges is not None
+        rule = self.merges.rule
+        if not chunks:
+            return [rule.merge(games)]
+        return [rule.merge(read_outcomes(stage, rel)) for rel in chunks]
+
+
+class KeeperMerges:
+    """The ingest's merges (:class:`~maumau_log.run.merge.Merges`) in the known-games keeper
+    (:class:`_Keeper`), an actor pinned to the driver's node (``soft=False``: a worker
+    node lost never takes it, and it sees the staging folder the driver sees) that asks
+    for no CPU (the tasks keep every core).
+
+    Args:
+        dataset: the dataset folder (the keeper loads its games; a relative path is this
+            process's, made absolute: the actor runs in another folder).
+        keep_game_ids: the parts list every game's id (:attr:`~maumau_log.run.merge.
+            PartMerge.game_ids`).
+    Raises:
+        DatasetError: the dataset's games cannot be loaded.
+    """
+
+    def __init__(self, dataset: str, keep_game_ids: bool = False) -> None:
+        import ray
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        from ..store import DatasetError
+
+        here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
+        keeper: Any = ray.remote(num_cpus=0, max_restarts=0)(_Keeper)
+        self.actor = keeper.options(scheduling_strategy=here).remote()
+        try:
+            why = self._get(self.actor.load.remote(os.path.abspath(dataset), keep_game_ids))
+        except BaseException:
+            self.close()
+            raise
+        if why is not None:
+            self.close()
+            raise DatasetError(why)
+
+    def _get(self, ref: Any) -> Any:
+        """The keeper's reply; its death is the ingest's error (nothing is stored)."""
+        import ray
+
+        from ..store import DatasetError
+
+        try:
+            return ray.get(ref)
+        except ray.exceptions.RayError as exc:
+            raise DatasetError(
+                f"the known-games keeper (a Ray actor on this node) failed, nothing was "
+                f"stored: {_one_line(exc)}"
+            ) from exc
+
+    def parts(self, res: ShardResult, stage: str | os.PathLike[str]) -> Iterator[Part]:
+        """The merged parts of ``res``, merged in the keeper (its outcomes never read
+        here: the tasks staged them)."""
+        if not res.chunks and not res.games:  # nothing read: nothing to merge
+            yield PartMerge(), res.tables, res.staged
+            return
+        rels = [c.outcomes for c in res.chunks]
+        merged: list[PartMerge] = self._get(
+            self.actor.merge.remote(os.path.abspath(stage), rels, [] if rels else res.games)
+        )
+        if not rels:
+            yield merged[0], res.tables, res.staged
+            return
+        for part, chunk in zip(merged, res.chunks, strict=True):
+            yield part, {}, chunk.staged
+
+    def close(self) -> None:
+        """End the keeper (its known games are a temporary database: gone with it)."""
+        import ray
+
+        with contextlib.suppress(Exception):
+            ray.kill(self.actor)
+
+
 def ray_runner(address: str | None = None, num_cpus: int | None = None) -> Runner:
     """The ``--engine ray`` runner: :func:`ray_range_results` (local paths) or
     :func:`ray_results` (URIs) merged in order.
@@ -387,9 +498,16 @@ def ray_runner(address: str | None = None, num_cpus: int | None = None) -> Runne
         whole = [Shard(i, p) for i, p in enumerate(paths)]
         return merge_order(ray_results(whole, task, address, num_cpus), task, whole)
 
+    def keeper(dataset: str, keep_game_ids: bool = False) -> KeeperMerges:
+        _init(address, num_cpus)
+        return KeeperMerges(dataset, keep_game_ids)
+
     local = address is None and not os.environ.get("RAY_ADDRESS")
     run.workers = (num_cpus or default_jobs()) if local else 1  # type: ignore[attr-defined]
     # the tasks write every table into the staging folder (on a cluster, each node must
     # see the dataset folder): no row travels to the driver
     run.stages = TABLES  # type: ignore[attr-defined]
+    # the first-copy rule in the known-games keeper (:class:`KeeperMerges`): the driver
+    # holds no game's outcome (the ingest uses it unless it reports every outcome)
+    run.keeper = keeper  # type: ignore[attr-defined]
     return run

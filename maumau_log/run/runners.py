@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..logs.lines import line_limit
 from ..scoring.matches import MatchState
-from .shard import Chunk, GameOutcome, Shard, ShardFailure, ShardResult, Staged, run_shard
+from .shard import Chunk, GameOutcome, Shard, ShardFailure, ShardResult, run_shard
 
 if TYPE_CHECKING:  # the pool's modules only when a pool runs (one process's start-up)
     from concurrent.futures import Future, ProcessPoolExecutor
@@ -97,6 +97,11 @@ class ShardTask:
             between (an over-long line is never a cut).
         flush_events: with ``stage`` and ``collect``, the events a shard holds before it
             stages them as a chunk (:data:`FLUSH_EVENTS` when the task is made).
+        stage_outcomes: with ``stage``, the games' outcomes of a shard whose tables are all
+            staged are written there too (:func:`stage_outcomes`): the result is one
+            :class:`~maumau_log.run.shard.Chunk` and carries no game, so the process
+            merging the results never holds one (Ray's known-games keeper reads them,
+            :mod:`maumau_log.run.ray_runner`).
     """
 
     rules_file_options: Mapping[str, Any] | None = None
@@ -107,6 +112,7 @@ class ShardTask:
     max_line_bytes: int = field(default_factory=line_limit)
     staged_tables: tuple[str, ...] = STAGED_TABLES
     flush_events: int = field(default_factory=_flush_events)
+    stage_outcomes: bool = False
 
     def __call__(self, shard: Shard, matches: Mapping[str, MatchState] | None = None) -> Outcome:
         """Run :func:`~maumau_log.run.shard.run_shard` on ``shard``; a bug becomes a
@@ -132,6 +138,8 @@ class ShardTask:
             )
             if self.stage is not None and self.staged_tables and not res.chunks:
                 stage_tables(res, self.stage, self.stage_id, self.staged_tables)
+            if self.stage is not None and self.stage_outcomes:
+                stage_outcomes(res, self.stage)
             return res
         except StagingError as exc:
             err = exc.error
@@ -217,7 +225,8 @@ class ChunkStager:
     partition, ``part-<stage_id>-s<shard>-c<chunk>.parquet``, as :func:`stage_tables`
     writes them: whole or absent, with size and SHA-256), and the games' outcomes beside
     them (``outcomes/s<shard>-c<chunk>.pickle``). The merger reads the outcomes back one
-    chunk at a time (:func:`shard_parts`). A shard run again writes the same names.
+    chunk at a time (:meth:`~maumau_log.run.merge.LocalMerges.parts`). A shard run again
+    writes the same names.
 
     Args:
         stage: the staging folder.
@@ -248,33 +257,46 @@ class ChunkStager:
             for table, rows in part.items()
             if rows.num_rows
         }
-        rel = f"outcomes/{name}.pickle"
-        try:
-            os.makedirs(os.path.join(self.stage, "outcomes"), exist_ok=True)
-            with open(os.path.join(self.stage, rel), "wb") as fh:
-                pickle.dump(games, fh, protocol=pickle.HIGHEST_PROTOCOL)
-        except OSError as exc:
-            raise StagingError(rel, exc) from exc
+        rel = _write_outcomes(self.stage, name, games)
         return Chunk(rel, len(games), sum(g.events for g in games), staged)
 
 
-Part = tuple[list[GameOutcome], dict[tuple[str, str], dict[str, "pa.Table"]], Staged]
-"""One part of a shard's result: its outcomes, its tables held, its staged files."""
+def _write_outcomes(stage: str, name: str, games: list[GameOutcome]) -> str:
+    """Pickle ``games`` into ``<stage>/outcomes/<name>.pickle``; its relative path (read
+    back once by :func:`~maumau_log.run.merge.read_outcomes`). Written under a temporary
+    name and renamed, as the staged tables are, so a file found there is whole (a task
+    run again, elsewhere, replaces it). Raises :class:`StagingError`."""
+    rel = f"outcomes/{name}.pickle"
+    path = os.path.join(stage, rel)
+    try:
+        os.makedirs(os.path.join(stage, "outcomes"), exist_ok=True)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "wb") as fh:
+            pickle.dump(games, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise StagingError(rel, exc) from exc
+    return rel
 
 
-def shard_parts(res: ShardResult, stage: str | os.PathLike[str]) -> Iterator[Part]:
-    """The parts of a shard's result in file order, one at a time: the result itself, or
-    each of its chunks with its outcomes read back from the staging folder ``stage`` (and
-    their file deleted), so the merger holds one chunk's games at a time."""
-    if not res.chunks:
-        yield res.games, res.tables, res.staged
+def stage_outcomes(res: ShardResult, stage: str) -> None:
+    """Write the games' outcomes of ``res`` (a shard whose tables are all staged) into
+    the staging folder (``outcomes/s<shard>.pickle``) and make ``res`` the one
+    :class:`~maumau_log.run.shard.Chunk` it is then, so the result carries no game (a
+    flushed shard's chunks have theirs staged already; a shard with rows held, or with
+    no game, is left as it is).
+
+    Args:
+        res: the shard's result (changed in place).
+        stage: the staging folder.
+    Raises:
+        StagingError: the file cannot be written.
+    """
+    if res.chunks or res.tables or not res.games:
         return
-    for chunk in res.chunks:
-        path = os.path.join(stage, chunk.outcomes)
-        with open(path, "rb") as fh:
-            games: list[GameOutcome] = pickle.load(fh)
-        os.unlink(path)
-        yield games, {}, chunk.staged
+    rel = _write_outcomes(stage, f"s{res.shard.index:05d}", res.games)
+    res.chunks = [Chunk(rel, len(res.games), sum(g.events for g in res.games), res.staged)]
+    res.games, res.staged = [], {}
 
 
 def serial_results(shards: Iterable[Shard], task: ShardTask) -> Iterator[Outcome]:

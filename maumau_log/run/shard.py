@@ -136,7 +136,7 @@ class ShardResult:
         chunks: the parts flushed to the staging folder (:class:`Chunk`), in file order;
             when there are any, ``games``, ``tables`` and ``staged`` are empty and the
             games are read back chunk by chunk
-            (:func:`~maumau_log.run.runners.shard_parts`).
+            (:meth:`~maumau_log.run.merge.LocalMerges.parts`).
     """
 
     shard: Shard
