@@ -54,8 +54,11 @@ def quiet_draw(s: State, ev: Draw, player: str, count: int | None) -> bool:
     ``unchecked`` (a hidden hand), for :func:`checked_draw` to judge. Pinned against it
     by tests/test_fast_paths.py."""
     cards = ev.cards  # (read once: a generic attribute look-up in the compiled build)
+    # the seat's own name (equal to ``player``) from here on: the look-ups of the hand
+    # by name find it by identity and its hash is kept (the decoded name's is not)
+    me = s.players[s.current]
     if not (
-        player == s.players[s.current]
+        player == me
         and s.phase == PLAY
         and s.cover_owed is None
         and ev.reason != "effect"
@@ -64,17 +67,17 @@ def quiet_draw(s: State, ev: Draw, player: str, count: int | None) -> bool:
         and quiet_turn(s)
     ):
         return False
-    reason, _ = draw_problem(s, player, s.unchecked)
+    reason, _ = draw_problem(s, me, s.unchecked)
     if not reason:
         return False
     s.first_action_done = True  # as turn_check
     if s.just_skipped:
         s.just_skipped = set()
     s.jump_open = False
-    if player != s.last_turn_actor:  # note_turn_action
+    if me != s.last_turn_actor:  # note_turn_action
         s.prev_turn_actor = s.last_turn_actor
-        s.last_turn_actor = player
-    _ordinary_draw(s, player, cards, count)
+        s.last_turn_actor = me
+    _ordinary_draw(s, me, cards, count)
     return True
 
 
@@ -86,7 +89,8 @@ def checked_draw(s: State, ev: Draw) -> None:
             ``missed_penalty`` (not serving a pending draw), ``wrong_player``, stock errors.
     """
     player = known_player(s, ev.player, "draw")
-    if size(ev, 1) == 0:  # "cards": [] or "count": 0: no draw at all (every handler
+    n = size(ev, 1)  # (once: each read of an event's field is a generic look-up, compiled)
+    if n == 0:  # "cards": [] or "count": 0: no draw at all (every handler
         # below takes at least one card: a cover draw looks at the last card drawn)
         fail("wrong_draw_count", f"{player} draws no cards", "FORMAT.md Events (draw)")
     if s.prev_owed.get(player):
@@ -109,7 +113,6 @@ def checked_draw(s: State, ev: Draw) -> None:
             "option skip; PRESETS.md ruling 6",
             describe_legal(s),
         )
-    n = size(ev, 1)
     rules = s.rules
     if s.pending_draw:
         _serve_pending(s, player, ev, n)
