@@ -133,22 +133,25 @@ class Engine(State):
         if type(event) is _CALL:
             if self.phase == FINISHED:
                 self._after_round_end(event)
-            if event.player != self.last_actor:
-                self._new_actor(event.player)
+            who = event.player  # (read once: a generic look-up, compiled)
+            if who != self.last_actor:
+                self._new_actor(who)
             on_call(self, event)
             return
         if type(event) is _PASS:
             if self.phase == FINISHED:
                 self._after_round_end(event)
-            if event.player != self.last_actor:
-                self._new_actor(event.player)
+            who = event.player  # (read once: a generic look-up, compiled)
+            if who != self.last_actor:
+                self._new_actor(who)
             on_pass(self, event)
             return
         if type(event) is _SUIT:
             if self.phase == FINISHED:
                 self._after_round_end(event)
-            if event.player != self.last_actor:
-                self._new_actor(event.player)
+            who = event.player  # (read once: a generic look-up, compiled)
+            if who != self.last_actor:
+                self._new_actor(who)
             on_suit(self, event)
             return
         t = type(event)

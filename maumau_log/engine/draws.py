@@ -43,6 +43,8 @@ def on_draw(s: State, ev: Draw, player: str, count: int | None) -> None:
     """
     if quiet_draw(s, ev, player, count):
         return
+    if s.pending_draw and quiet_serve(s, ev, player, count):
+        return
     checked_draw(s, ev)
 
 
@@ -54,8 +56,11 @@ def quiet_draw(s: State, ev: Draw, player: str, count: int | None) -> bool:
     ``unchecked`` (a hidden hand), for :func:`checked_draw` to judge. Pinned against it
     by tests/test_fast_paths.py."""
     cards = ev.cards  # (read once: a generic attribute look-up in the compiled build)
+    # the seat's own name (equal to ``player``) from here on: the look-ups of the hand
+    # by name find it by identity and its hash is kept (the decoded name's is not)
+    me = s.players[s.current]
     if not (
-        player == s.players[s.current]
+        player == me
         and s.phase == PLAY
         and s.cover_owed is None
         and ev.reason != "effect"
@@ -64,17 +69,57 @@ def quiet_draw(s: State, ev: Draw, player: str, count: int | None) -> bool:
         and quiet_turn(s)
     ):
         return False
-    reason, _ = draw_problem(s, player, s.unchecked)
+    reason, _ = draw_problem(s, me, s.unchecked)
     if not reason:
         return False
     s.first_action_done = True  # as turn_check
     if s.just_skipped:
         s.just_skipped = set()
     s.jump_open = False
-    if player != s.last_turn_actor:  # note_turn_action
+    if me != s.last_turn_actor:  # note_turn_action
         s.prev_turn_actor = s.last_turn_actor
-        s.last_turn_actor = player
-    _ordinary_draw(s, player, cards, count)
+        s.last_turn_actor = me
+    _ordinary_draw(s, me, cards, count)
+    return True
+
+
+def quiet_serve(s: State, ev: Draw, player: str, count: int | None) -> bool:
+    """The fast path of :func:`checked_draw` for serving a pending draw (option ``draw``;
+    rulings 3 and 12): the player to move, who owes no previous-player draw, penalty,
+    suit or cover and is not skipped, draws for an effect (or names no reason) while cards
+    are left to draw, at most the pending count and all of it unless the stock holds less.
+    Then every check of ruling 25 before the stock's passes, and the draw is applied as
+    :func:`checked_draw` applies it (the stock's checks in :func:`.stock.take` included),
+    and True returned. Anything else returns False with the state untouched, for
+    :func:`checked_draw` to judge. Pinned against it by
+    tests/test_quiet_paths_match_checked_paths.py and tests/test_quiet_serve.py."""
+    me = s.players[s.current]
+    if not (
+        player == me
+        and s.phase == PLAY
+        and not s.pending_skip
+        and not s.prev_owed
+        and s.awaiting_suit is None
+        and s.penalty_owed is None
+        and s.cover_owed is None
+        and not nothing_to_draw(s)  # then nothing lapses (turns.settle)
+    ):
+        return False
+    reason = ev.reason  # (each field read once: a generic look-up, compiled)
+    if reason is not None and reason != "effect":
+        return False
+    cards = ev.cards
+    n = len(cards) if cards is not None else count if count is not None else 1  # stock.size
+    if n < 1 or n > s.pending_draw or (n < s.pending_draw and n != len(s.stock)):
+        return False
+    s.first_action_done = True  # as turn_check
+    if s.just_skipped:
+        s.just_skipped = set()
+    s.jump_open = False
+    if me != s.last_turn_actor:  # note_turn_action
+        s.prev_turn_actor = s.last_turn_actor
+        s.last_turn_actor = me
+    _serve_pending(s, me, reason, cards, count, n)
     return True
 
 
@@ -86,7 +131,8 @@ def checked_draw(s: State, ev: Draw) -> None:
             ``missed_penalty`` (not serving a pending draw), ``wrong_player``, stock errors.
     """
     player = known_player(s, ev.player, "draw")
-    if size(ev, 1) == 0:  # "cards": [] or "count": 0: no draw at all (every handler
+    n = size(ev, 1)  # (once: each read of an event's field is a generic look-up, compiled)
+    if n == 0:  # "cards": [] or "count": 0: no draw at all (every handler
         # below takes at least one card: a cover draw looks at the last card drawn)
         fail("wrong_draw_count", f"{player} draws no cards", "FORMAT.md Events (draw)")
     if s.prev_owed.get(player):
@@ -109,10 +155,9 @@ def checked_draw(s: State, ev: Draw) -> None:
             "option skip; PRESETS.md ruling 6",
             describe_legal(s),
         )
-    n = size(ev, 1)
     rules = s.rules
     if s.pending_draw:
-        _serve_pending(s, player, ev, n)
+        _serve_pending(s, player, ev.reason, ev.cards, ev.count, n)
         return
     if ev.reason == "effect":
         fail(
@@ -159,13 +204,16 @@ def _ordinary_draw(s: State, player: str, cards: list[str] | None, count: int | 
         end_turn(s)
 
 
-def _serve_pending(s: State, player: str, ev: Draw, n: int) -> None:
-    """Serve (part of) the pending draw (option ``draw``; rulings 3 and 12)."""
+def _serve_pending(
+    s: State, player: str, reason: str | None, cards: list[str] | None, count: int | None, n: int
+) -> None:
+    """Serve (part of) the pending draw (option ``draw``; rulings 3 and 12): ``reason``,
+    ``cards`` and ``count`` as the draw event logs them, ``n`` the cards it takes."""
     rules = s.rules
-    if ev.reason is not None and ev.reason != "effect":
+    if reason is not None and reason != "effect":
         fail(
             "missed_penalty",
-            f"{player} must serve the pending draw of {s.pending_draw}, not draw for {ev.reason}",
+            f"{player} must serve the pending draw of {s.pending_draw}, not draw for {reason}",
             "option draw; FORMAT.md Conventions (effect draws); PRESETS.md ruling 22",
             describe_legal(s),
         )
@@ -193,7 +241,7 @@ def _serve_pending(s: State, player: str, ev: Draw, n: int) -> None:
             else f"option draw = {dict(rules.draw)}; FORMAT.md Conventions (effect draws)",
             f"draw {min(s.pending_draw, len(s.stock))}",
         )
-    take(s, player, ev.cards, ev.count, "{}'s draw")
+    take(s, player, cards, count, "{}'s draw")
     s.faults.pop(player, None)
     if rules.emptying_draw_counts_as_pass and n == s.pending_draw and nothing_to_draw(s):
         s.blocked_passes += 1  # OpenSpiel counts it toward the blocked passes

@@ -464,7 +464,8 @@ def draw_problem(s: State, player: str, notes: set[str] | None = None) -> tuple[
         has_play = _any_in(hand, s.pile_ok)
     else:
         has_play = any(turn_play_problem(s, player, c) is None for c in hand if c != HIDDEN)
-    if notes is not None and not has_play and HIDDEN in hand:
+    # (a hand holds HIDDEN only in a partial log, whose deal set ``unseen``: no scan else)
+    if notes is not None and not has_play and s.unseen is not None and HIDDEN in hand:
         notes.add("whether a hidden hand could play before drawing or passing")
     if not has_play:
         return "no_play", ""

@@ -68,10 +68,13 @@ def quiet_play(s: State, player: str, cards: list[Card]) -> bool:
     draw, if any; such a play is applied and True returned. Anything else returns False
     with the state untouched, for :func:`checked_play` to name the problem. Pinned against
     it by tests/test_fast_paths.py."""
-    if not (s.phase == PLAY and player == s.players[s.current] and quiet_turn(s)):
+    me = s.players[s.current]
+    if not (s.phase == PLAY and player == me and quiet_turn(s)):
         return False
     card = cards[0]
-    hand = s.hands[player]
+    # by the seat's own name (equal to ``player``): its hash is kept and the dict finds
+    # the entry by identity, where the decoded name would be hashed afresh
+    hand = s.hands[me]
     if card not in s.pile_ok or len(hand) <= 1:
         return False
     # where the card is in the hand (-1: not there): one scan, which lay_down removes
@@ -80,7 +83,7 @@ def quiet_play(s: State, player: str, cards: list[Card]) -> bool:
     if at < 0 or (s.draws_this_turn and after_draw_problem(s, player, card) is not None):
         return False
     s.first_action_done = True  # as turn_check
-    lay_down(s, player, cards, at=at, held=hand)
+    lay_down(s, me, cards, at=at, held=hand)
     return True
 
 

@@ -86,16 +86,28 @@ class Tables:
         cards = rules.cards
         self.wild = frozenset(c for c, i in cards.items() if i.wild)
         plain = [(c, i) for c, i in cards.items() if not i.wild]
+        # the non-wild cards by suit and by rank: a card matches the top by one or the
+        # other, so its set is the union of two groups (one pass over the pack, where a
+        # scan of the pack per top card read 52 * 52 rules: 1.25M instructions per
+        # ruleset compiled, 45M of an OpenSpiel import of 36 rulesets, callgrind)
+        by_suit: dict[str | None, list[Card]] = {}
+        by_rank: dict[str, list[Card]] = {}
+        for c, i in plain:
+            by_suit.setdefault(i.suit, []).append(c)
+            by_rank.setdefault(i.rank, []).append(c)
+        none: frozenset[Card] = frozenset()
+        suit_set = {k: frozenset(v) for k, v in by_suit.items()}
+        rank_set = {k: frozenset(v) for k, v in by_rank.items()}
         self.on_top = {}
         self.on_top_wild = {}
         for top, t in cards.items():
-            ok = frozenset(c for c, i in plain if i.suit == t.suit or i.rank == t.rank)
+            ok = suit_set.get(t.suit, none) | rank_set.get(t.rank, none)
             self.on_top[top] = ok
             self.on_top_wild[top] = ok | self.wild
         self.of_suit = {}
         self.of_suit_wild = {}
         for suit in SUITS:
-            ok = frozenset(c for c, i in plain if i.suit == suit)
+            ok = suit_set.get(suit, none)
             self.of_suit[suit] = ok
             self.of_suit_wild[suit] = ok | self.wild
         self.plain = frozenset(c for c, _ in plain)
