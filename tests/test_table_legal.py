@@ -77,3 +77,24 @@ def test_nothing_is_listed_before_a_header_or_after_a_valid_round() -> None:
     for ev in game:
         table.apply(msgspec.json.decode(encode_event(ev)))
     assert table.legal_events() == []
+
+
+def test_the_reshuffle_before_a_late_catch_is_listed_after_a_player_goes_out() -> None:
+    """online-penalty, 3 players, match seed 18607: p1 goes out with the stock empty while
+    p3 holds one card without having called ``mau``; p2's catch (ruling 10) draws from the
+    stock, so the reshuffle of the discard pile comes first, after the going out and
+    before the ``round_end``. The table lists that reshuffle and accepts it."""
+    game = next(iter(simulate_matches("online-penalty", 3, 1, 18607)))
+    names = [type(ev).__name__ for ev in game]
+    at = names.index("Reshuffle", 1)
+    assert names[at - 1 : at + 3] == ["Call", "Reshuffle", "Penalty", "RoundEnd"]
+    table = m.Table()
+    for ev in game[:at]:
+        assert table.apply(msgspec.json.decode(encode_event(ev))) is None
+    listed = table.legal_events()
+    assert [d["type"] for d in listed if d["type"] in ("reshuffle", "round_end")] == [
+        "round_end",
+        "reshuffle",
+    ]
+    assert game[at] in [_as_event(d) for d in listed]
+    assert table.apply(msgspec.json.decode(encode_event(game[at]))) is None

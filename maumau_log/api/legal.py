@@ -145,6 +145,9 @@ def candidates(engine: Engine, last_penalty: dict[str, Any] | None = None) -> li
     out: list[dict[str, Any]] = []
     if phase in (OUT, ENDED):
         out.append(_round_end(engine))
+        # a catch of an open call fault may still come (ruling 10), and its penalty draw
+        # from an empty stock needs the reshuffle first
+        out.extend(_reshuffle(engine))
     elif phase == PLAY:
         for act in engine.legal_actions():
             kind, player = act.kind, act.player
