@@ -16,7 +16,6 @@ an ``ingest --jobs 1``, six times the CPU of ``validate``).
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Final
@@ -36,13 +35,24 @@ from ..events import (
 from ..replay.checks import number_text
 from ..replay.driver import GameReport
 from ..replay.game_ids import orphan_key
-from ..rules import Ruleset
 from ..scoring.matches import add_scores
 from ..violations import Violation
 from . import (
     UNKNOWN,
     DatasetWriter,
     partition_value,
+)
+from .counters import (
+    CALLS,
+    DRAW_SLOT,
+    N_SLOTS,
+    PEN,
+    PEN_OTHER,
+    PEN_SLOT,
+    PLAYED,
+    RESULT_COUNTERS,
+    SUITS,
+    RulesInfo,
 )
 from .facts import GameFactsRecorder, header_client
 from .layout import INT_MAX
@@ -57,7 +67,7 @@ from .rows import (
     content_hash,
     game_date,
     logged_line,
-    options_json,
+    options_json,  # noqa: F401  (re-exported: run.ingest imports it from here)
 )
 
 _I32 = INT_MAX["i32"]
@@ -77,61 +87,6 @@ _UNSEEN: Final = "\x00unseen"
 
 BATCH_EVENTS = 400_000
 """Buffered events that trigger writing a row group (bounds the memory of an ingest)."""
-
-
-# per-player counter slots (results columns, in RESULTS_SCHEMA order after round_score)
-(
-    _PLAYED, _NO_PLAY, _VOLUNTARY, _EFFECT, _COVER, _PEN, _PEN_MC, _PEN_WC, _PEN_OTHER,
-    _CALLS, _WILD, _SUITS, _DRAWP, _SKIPP, _REVP, _COVP,
-) = range(16)  # fmt: skip
-_N_SLOTS = 16
-_DRAW_SLOT = {"no_play": _NO_PLAY, "voluntary": _VOLUNTARY, "effect": _EFFECT, "cover": _COVER}
-_PEN_SLOT = {"missed_call": _PEN_MC, "wrong_call": _PEN_WC}
-_RESULT_COUNTERS = (
-    ("cards_played", _PLAYED),
-    ("drawn_no_play", _NO_PLAY),
-    ("drawn_voluntary", _VOLUNTARY),
-    ("drawn_effect", _EFFECT),
-    ("drawn_cover", _COVER),
-    ("penalties", _PEN),
-    ("penalty_cards_missed_call", _PEN_MC),
-    ("penalty_cards_wrong_call", _PEN_WC),
-    ("penalty_cards_other", _PEN_OTHER),
-    ("calls_made", _CALLS),
-    ("wild_played", _WILD),
-    ("suits_named", _SUITS),
-    ("draw_cards_played", _DRAWP),
-    ("skip_cards_played", _SKIPP),
-    ("reverse_cards_played", _REVP),
-    ("cover_cards_played", _COVP),
-)
-
-
-class _RulesInfo:
-    """Per-ruleset tables the visitor needs, computed once per distinct ruleset."""
-
-    __slots__ = ("kinds", "options", "options_hash", "points", "scored")
-
-    def __init__(self, rules: Ruleset) -> None:
-        self.options = options_json(rules)
-        self.options_hash = hashlib.sha256(self.options.encode()).hexdigest()[:16]
-        self.points = {c: r.points for c, r in rules.cards.items()}
-        self.scored = rules.scoring != "none"
-        kinds: dict[str, tuple[int, ...]] = {}
-        for card, r in rules.cards.items():
-            slots = []
-            if r.wild:
-                slots.append(_WILD)
-            if r.draw:
-                slots.append(_DRAWP)
-            if r.skip:
-                slots.append(_SKIPP)
-            if r.reverse:
-                slots.append(_REVP)
-            if r.cover:
-                slots.append(_COVP)
-            kinds[card] = tuple(slots)
-        self.kinds = kinds
 
 
 class RecordCollector:
@@ -162,7 +117,7 @@ class RecordCollector:
         self.ingested_at = ingested_at or datetime.now(UTC)
         self.batch_events = batch_events
         self.buffers: dict[tuple[str, str], _Buffers] = {}
-        self._rules: dict[str, _RulesInfo] = {}
+        self._rules: dict[str, RulesInfo] = {}
         self.added = 0
         self.duplicates = 0
         self.conflicts: list[Conflict] = []
@@ -176,7 +131,7 @@ class RecordCollector:
         self._start = 0
         self._ctr: dict[str, list[int]] = {}
         self._seats: dict[str, tuple[list[int], int]] = {}
-        self._info: _RulesInfo | None = None
+        self._info: RulesInfo | None = None
         self._pending = 0
         self._part = (UNKNOWN, UNKNOWN)
         self.touched: set[str] = set()
@@ -207,10 +162,10 @@ class RecordCollector:
         if rules is not None:
             info = self._rules.get(rules.key)
             if info is None:
-                info = self._rules[rules.key] = _RulesInfo(rules)
+                info = self._rules[rules.key] = RulesInfo(rules)
             self._info = info
         players = list(header.players) if header is not None else []
-        self._ctr = {p: [0] * _N_SLOTS for p in players}
+        self._ctr = {p: [0] * N_SLOTS for p in players}
         self._facts.begin(header, rules)
         self._seat_codes = [self._code(p) for p in players]
         # per seat, its counters and its code: one look-up of the player per event
@@ -252,7 +207,7 @@ class RecordCollector:
         if t is _PLAY:
             cards = event.cards  # type: ignore[union-attr]
             c = seat[0] if seat is not None else self._ctr[player]  # type: ignore[index]
-            c[_PLAYED] += len(cards)  # type: ignore[arg-type]
+            c[PLAYED] += len(cards)  # type: ignore[arg-type]
             info = self._info
             assert info is not None
             kinds = info.kinds
@@ -268,15 +223,15 @@ class RecordCollector:
                 cards = hand[len(hand) - n :]
             reason = event.reason or ("effect" if self._pending else "no_play")  # type: ignore[union-attr]
             c = seat[0] if seat is not None else self._ctr[player]  # type: ignore[index]
-            c[_DRAW_SLOT[reason]] += len(cards)
+            c[DRAW_SLOT[reason]] += len(cards)
         elif t is _SUIT_CHOICE:
             suit = event.suit  # type: ignore[union-attr]
             c = seat[0] if seat is not None else self._ctr[player]  # type: ignore[index]
-            c[_SUITS] += 1
+            c[SUITS] += 1
         elif t is _CALL:
             reason = event.call  # type: ignore[union-attr]
             c = seat[0] if seat is not None else self._ctr[player]  # type: ignore[index]
-            c[_CALLS] += 1
+            c[CALLS] += 1
         elif t is _PENALTY:
             reason = event.reason  # type: ignore[union-attr]
             cards = event.cards  # type: ignore[union-attr]
@@ -286,8 +241,8 @@ class RecordCollector:
                 n = count if count is not None else 0
                 cards = hand[len(hand) - n :] if n else []
             c = seat[0] if seat is not None else self._ctr[player]  # type: ignore[index]
-            c[_PEN] += 1
-            c[_PEN_SLOT.get(reason or "", _PEN_OTHER)] += len(cards)
+            c[PEN] += 1
+            c[PEN_SLOT.get(reason or "", PEN_OTHER)] += len(cards)
         elif t is _CUT:
             cards = event.taken  # type: ignore[union-attr]
         else:
@@ -457,7 +412,7 @@ class RecordCollector:
                 known = "?" not in hand
                 r["points_left"].append(sum(points[x] for x in hand) if known else None)
                 r["round_score"].append(scores[p] if scores is not None else None)
-                for col, slot in _RESULT_COUNTERS:
+                for col, slot in RESULT_COUNTERS:
                     r[col].append(c[slot] if big is None else None)
                 r["calls_missed"].append(e.call_faults[p])
                 r["turns"].append(turns.get(p, 0))
