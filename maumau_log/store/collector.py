@@ -128,7 +128,7 @@ class RecordCollector:
         self._stf: str | None = _UNSEEN
         self._bind(self._buf.ev)
         self._seat_codes: list[int] = []
-        self._start = 0
+        self._fields: dict[type, tuple[bool, bool]] = {}
         self._ctr: dict[str, list[int]] = {}
         self._seats: dict[str, tuple[list[int], int]] = {}
         self._info: RulesInfo | None = None
@@ -156,7 +156,6 @@ class RecordCollector:
         ev = buf.ev
         if ev is not self._ev:
             self._bind(ev)
-        self._start = len(ev)
         self._pending = 0
         self._info = None
         if rules is not None:
@@ -176,8 +175,7 @@ class RecordCollector:
         self._c_line.append(report.line)
         self._c_type.append(self._code("game"))
         self._c_player.append(-1)
-        self._c_cards_end.append(len(self._c_cards))
-        self._c_cards_null.append(1)
+        self._c_ncards.append(-1)
         self._c_suit.append(-1)
         self._c_reason.append(-1)
         self._c_top.append(-1)
@@ -186,11 +184,9 @@ class RecordCollector:
         self._c_ps.append(0)
         self._c_dir.append(1)
         self._c_hs.extend([0] * len(players))
-        self._c_hend.append(len(self._c_hs))
+        self._c_nhands.append(len(players))
         self._c_turn.append(-1)
-        raw = _encode(header)
-        self._c_raw.append(raw)
-        self._c_rlen.append(len(raw))
+        self._c_raw.append(_encode(header))
 
     def event(self, report: GameReport, index: int, line: int, event: Event, raw: bytes) -> None:
         """Append one accepted event and the state it left; count it for ``results``.
@@ -198,7 +194,13 @@ class RecordCollector:
         e = report.engine
         assert e is not None
         t = type(event)
-        player: str | None = getattr(event, "player", None)
+        # a field the event's type lacks is not looked up: getattr's default costs an
+        # AttributeError raised and caught (deal, pass, reshuffle, round_end, match_end)
+        fields = self._fields.get(t)
+        if fields is None:
+            names = getattr(t, "__struct_fields__", ())
+            fields = self._fields[t] = ("player" in names, "reason" in names)
+        player: str | None = getattr(event, "player") if fields[0] else None  # noqa: B009
         # the player's counters and code, looked up once (a seat of the game, else None)
         seat = self._seats.get(player) if player is not None else None
         cards: list[str] | None = None
@@ -246,7 +248,7 @@ class RecordCollector:
         elif t is _CUT:
             cards = event.taken  # type: ignore[union-attr]
         else:
-            reason = getattr(event, "reason", None)
+            reason = getattr(event, "reason") if fields[1] else None  # noqa: B009
         self._c_index.append(index)
         self._c_line.append(line)
         code = self._type_codes.get(t)
@@ -256,14 +258,13 @@ class RecordCollector:
         self._c_player.append(seat[1] if seat is not None else self._code(player))
         card_codes = self._c_cards
         if cards is None:
-            self._c_cards_null.append(1)
+            self._c_ncards.append(-1)
         else:
-            self._c_cards_null.append(0)
+            self._c_ncards.append(len(cards))
             codes = self._codes
             for x in cards:
                 k = codes.get(x)
                 card_codes.append(k if k is not None else self._code(x))
-        self._c_cards_end.append(len(card_codes))
         self._c_suit.append(self._code(suit) if suit is not None else -1)
         self._c_reason.append(self._code(reason) if reason is not None else -1)
         # the top card and the suit to follow change on few events: their codes are
@@ -287,10 +288,9 @@ class RecordCollector:
         sizes = [len(h) for h in e.hands.values()]
         hand_sizes = self._c_hs
         hand_sizes.extend(sizes)
-        self._c_hend.append(len(hand_sizes))
+        self._c_nhands.append(len(sizes))
         self._c_turn.append(self._seat_codes[e.current] if e.phase == PHASE_PLAY else -1)
         self._c_raw.append(raw)
-        self._c_rlen.append(len(raw))
         self._facts.event(e, index, event, t, player, sizes)
 
     def _code(self, s: str | None) -> int:
@@ -310,8 +310,7 @@ class RecordCollector:
         self._c_type = ev.type
         self._c_player = ev.player
         self._c_cards = ev.cards
-        self._c_cards_end = ev.cards_end
-        self._c_cards_null = ev.cards_null
+        self._c_ncards = ev.n_cards
         self._c_suit = ev.suit
         self._c_reason = ev.reason
         self._c_top = ev.top
@@ -320,10 +319,9 @@ class RecordCollector:
         self._c_ps = ev.pending_skip
         self._c_dir = ev.direction
         self._c_hs = ev.hand_sizes
-        self._c_hend = ev.hands_end
+        self._c_nhands = ev.n_hands
         self._c_turn = ev.turn
         self._c_raw = ev.raw
-        self._c_rlen = ev.raw_len
         self._top = _UNSEEN
         self._top_code = -1
         self._stf = _UNSEEN
@@ -338,12 +336,11 @@ class RecordCollector:
         games are stored as usual.
         """
         buf = self._buf
-        start = self._start
         gid = report.game_id if report.game_id is not None else orphan_key(report)
         big = self._too_large(report)
         if big is not None:
             self._reject(report, gid, *big)
-        h = content_hash(buf.ev.raw[start:], report.violation, report.events)
+        h = content_hash(buf.ev.raw, report.violation, report.events)
         report.extra["content_hash"] = h
         seen = self.known.get(gid)
         if seen is not None:
@@ -351,14 +348,11 @@ class RecordCollector:
                 self.duplicates += 1
             else:
                 self.conflicts.append(Conflict(gid, report.file, report.line, seen[1], seen[2]))
-            buf.ev.truncate(start)
+            buf.ev.truncate(0)
             return
         self.known[gid] = (h, report.file, report.line)
         self.added += 1
-        stored = len(buf.ev) - start
-        if stored:
-            buf.ev.game_ids.append(gid)
-            buf.ev.game_counts.append(stored)
+        buf.ev.commit(gid)
         header = report.header
         v = report.violation
         info = self._info
@@ -450,7 +444,7 @@ class RecordCollector:
         e = report.engine
         if e is None:
             return None
-        stored = len(self._ev) - self._start
+        stored = self._ev.staged
         scores = e.scores
         if scores and report.violation is None:
             for p, x in scores.items():
@@ -473,7 +467,7 @@ class RecordCollector:
         ev = self._ev
         code = self.intern.get(kind)
         for i in range(stored - 1, 0, -1):
-            if ev.type[self._start + i] == code:
+            if ev.type[i] == code:
                 return i
         return stored - 1
 
@@ -485,10 +479,9 @@ class RecordCollector:
         if v is not None and v.event_index is not None and v.event_index <= at:
             return
         ev = self._ev
-        row = self._start + at
         report.violation = Violation(
             file=report.file,
-            line=ev.line[row],
+            line=ev.line[at],
             game_id=gid,
             event_index=at,
             player=None,
@@ -496,8 +489,8 @@ class RecordCollector:
             rule="docs/reference/dataset.md#integer-columns",
             message=f"{what}; the game is stored as invalid from this event",
         )
-        report.violation_raw = ev.raw[row]
-        ev.truncate(row)
+        report.violation_raw = ev.raw[at]
+        ev.truncate(at)
 
     def _running_totals(
         self, mid: str | None, rnd: int | None, scores: Mapping[str, int] | None, over: bool
