@@ -16,6 +16,7 @@ from array import array
 from datetime import UTC, datetime
 
 import pyarrow as pa
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -96,3 +97,21 @@ def test_player_and_reason_equal_getattr_with_a_default(preset, players, seed):
         if row["type"] not in ("draw", "penalty", "mau"):  # set from their own fields
             assert row["reason"] == getattr(event, "reason", None), json.loads(row["raw"])
     assert {"deal", "play", "round_end"} <= kinds
+
+
+def test_a_value_too_wide_for_its_column_commits_nothing_of_its_game():
+    row = {
+        "line": 7, "type": "play", "player": "ann", "cards": ["H7"], "suit": None,
+        "reason": None, "top": "H7", "suit_to_follow": None, "pending_draw": 0,
+        "pending_skip": 0, "direction": 1, "hand_sizes": [4, 5], "turn": "ben", "raw": "{}",
+    }  # fmt: skip
+    cols = _EventColumns(_Intern())
+    first = _fill(cols, [[row]])
+    # pending_skip is 32-bit: 2**31 does not fit, after a dozen columns were filled
+    _fill(cols, [[{**row, "pending_skip": 2**31}]], first=1, commit=False)
+    with pytest.raises(OverflowError):
+        cols.commit("g1")
+    assert [len(arr) for arr in cols.typed.values()] == [1] * 4 + [1, 1] + [1] * 7 + [2, 1, 1]
+    cols.truncate(0)
+    third = _fill(cols, [[{**row, "line": 9}]], first=2)
+    assert cols.table().equals(pa.Table.from_pylist(first + third, schema=SCHEMA))

@@ -248,7 +248,9 @@ def raw_column(raws: list[bytes], lengths: array, chunk: int = STRING_CHUNK) -> 
     return joined_raw_column(b"".join(raws), lengths, chunk)
 
 
-def joined_raw_column(data: bytes, lengths: array, chunk: int = STRING_CHUNK) -> pa.ChunkedArray:
+def joined_raw_column(
+    data: bytes | bytearray, lengths: array, chunk: int = STRING_CHUNK
+) -> pa.ChunkedArray:
     """:func:`raw_column` of the lines already joined into ``data`` (``lengths``: each
     line's bytes in it, in order). The arrays point into ``data`` (no copy)."""
     if len(data) <= chunk:
@@ -265,7 +267,7 @@ def joined_raw_column(data: bytes, lengths: array, chunk: int = STRING_CHUNK) ->
     return pa.chunked_array(parts, pa.string())
 
 
-def _strings_at(data: bytes | memoryview, lengths: array) -> pa.Array:
+def _strings_at(data: bytes | bytearray | memoryview, lengths: array) -> pa.Array:
     """One string array of the lines of ``lengths`` bytes each, joined in ``data``."""
     return pa.StringArray.from_buffers(
         len(lengths), _offsets(lengths).buffers()[1], pa.py_buffer(data)
@@ -298,7 +300,8 @@ class _EventColumns:
     full pass of the garbage collector walked them), and :meth:`table` wraps the arrays'
     memory. Per event the cards and the hand sizes are stored as counts (``n_cards``, -1
     for no card list; ``n_hands``), small ints Python does not allocate, their offsets
-    summed in Arrow; the lines' lengths are taken at :meth:`commit`.
+    summed in Arrow; the lines are joined into one ``bytearray`` (the ``raw`` column's data,
+    no second copy) and their lengths taken at :meth:`commit`.
     """
 
     def __init__(self, intern: _Intern) -> None:
@@ -326,8 +329,14 @@ class _EventColumns:
         # the committed games
         self.rows = 0
         self.typed: dict[str, array] = {name: array(code) for name, code in _STAGED}
-        self.raw_parts: list[bytes] = []  # the lines of each committed game, joined
+        self.raw_data = bytearray()  # the committed games' lines, joined
         self.raw_len = array("i")
+        self._pair()
+
+    def _pair(self) -> None:
+        """Pair each staged list with its typed array (for :meth:`commit`); the arrays
+        are not lent to Arrow yet."""
+        self._pairs = [(getattr(self, name), self.typed[name]) for name, _ in _STAGED]
         self._lent = False  # table() handed the arrays' memory to Arrow
 
     def __len__(self) -> int:
@@ -366,13 +375,21 @@ class _EventColumns:
         if self._lent:  # Arrow may still point into the arrays: grow copies of them
             self.typed = {name: _copy(arr) for name, arr in self.typed.items()}
             self.raw_len = _copy(self.raw_len)
-            self._lent = False
-        staged = [(getattr(self, name), typed(code, getattr(self, name))) for name, code in _STAGED]
-        for name, (values, arr) in zip(self.typed, staged, strict=True):
-            self.typed[name] += arr
+            self.raw_data = bytearray(self.raw_data)
+            self._pair()
+        pairs = self._pairs
+        sizes = [len(arr) for _, arr in pairs]
+        try:
+            for values, arr in pairs:
+                arr.fromlist(values)  # one pass in C; the array as it was when one fails
+        except OverflowError:
+            for (_, arr), size in zip(pairs, sizes, strict=True):
+                del arr[size:]
+            raise
+        for values, _ in pairs:
             del values[:]
         self.raw_len.fromlist([len(r) for r in self.raw])
-        self.raw_parts.append(b"".join(self.raw))
+        self.raw_data += b"".join(self.raw)
         del self.raw[:]
         self.game_ids.append(game_id)
         self.game_counts.append(n)
@@ -400,7 +417,7 @@ class _EventColumns:
             _offsets_of(_ints(t["n_hands"], pa.int32())),
             _ints(t["hand_sizes"], pa.int32()),
         )
-        raw = joined_raw_column(b"".join(self.raw_parts), self.raw_len)
+        raw = joined_raw_column(self.raw_data, self.raw_len)
         return pa.Table.from_arrays(
             [
                 game_id,
