@@ -42,6 +42,7 @@ EXTRA = [
     "replay/checks.py",
     "replay/report.py",
     "store/collector.py",
+    "store/counters.py",
     "store/facts.py",
 ]
 """Modules compiled besides the engine, under ``maumau_log/`` (``maumau_log._select.EXTRA``

@@ -35,7 +35,8 @@ EXTRA = tuple(
     PACKAGE + "." + m
     for m in (
         "openspiel.port", "openspiel.convert", "openspiel.lines", "scoring.rounds",
-        "replay.driver", "replay.checks", "replay.report", "store.collector", "store.facts",
+        "replay.driver", "replay.checks", "replay.report", "store.collector", "store.counters",
+        "store.facts",
     )
 )  # fmt: skip
 """Compiled modules outside the engine package: the OpenSpiel port and the conversion of its

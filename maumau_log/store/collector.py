@@ -16,7 +16,6 @@ an ``ingest --jobs 1``, six times the CPU of ``validate``).
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Final
@@ -36,13 +35,24 @@ from ..events import (
 from ..replay.checks import number_text
 from ..replay.driver import GameReport
 from ..replay.game_ids import orphan_key
-from ..rules import Ruleset
 from ..scoring.matches import add_scores
 from ..violations import Violation
 from . import (
     UNKNOWN,
     DatasetWriter,
     partition_value,
+)
+from .counters import (
+    CALLS,
+    DRAW_SLOT,
+    N_SLOTS,
+    PEN,
+    PEN_OTHER,
+    PEN_SLOT,
+    PLAYED,
+    RESULT_COUNTERS,
+    SUITS,
+    RulesInfo,
 )
 from .facts import GameFactsRecorder, header_client
 from .layout import INT_MAX
@@ -57,7 +67,7 @@ from .rows import (
     content_hash,
     game_date,
     logged_line,
-    options_json,
+    options_json,  # noqa: F401  (re-exported: run.ingest imports it from here)
 )
 
 _I32 = INT_MAX["i32"]
@@ -77,61 +87,6 @@ _UNSEEN: Final = "\x00unseen"
 
 BATCH_EVENTS = 400_000
 """Buffered events that trigger writing a row group (bounds the memory of an ingest)."""
-
-
-# per-player counter slots (results columns, in RESULTS_SCHEMA order after round_score)
-(
-    _PLAYED, _NO_PLAY, _VOLUNTARY, _EFFECT, _COVER, _PEN, _PEN_MC, _PEN_WC, _PEN_OTHER,
-    _CALLS, _WILD, _SUITS, _DRAWP, _SKIPP, _REVP, _COVP,
-) = range(16)  # fmt: skip
-_N_SLOTS = 16
-_DRAW_SLOT = {"no_play": _NO_PLAY, "voluntary": _VOLUNTARY, "effect": _EFFECT, "cover": _COVER}
-_PEN_SLOT = {"missed_call": _PEN_MC, "wrong_call": _PEN_WC}
-_RESULT_COUNTERS = (
-    ("cards_played", _PLAYED),
-    ("drawn_no_play", _NO_PLAY),
-    ("drawn_voluntary", _VOLUNTARY),
-    ("drawn_effect", _EFFECT),
-    ("drawn_cover", _COVER),
-    ("penalties", _PEN),
-    ("penalty_cards_missed_call", _PEN_MC),
-    ("penalty_cards_wrong_call", _PEN_WC),
-    ("penalty_cards_other", _PEN_OTHER),
-    ("calls_made", _CALLS),
-    ("wild_played", _WILD),
-    ("suits_named", _SUITS),
-    ("draw_cards_played", _DRAWP),
-    ("skip_cards_played", _SKIPP),
-    ("reverse_cards_played", _REVP),
-    ("cover_cards_played", _COVP),
-)
-
-
-class _RulesInfo:
-    """Per-ruleset tables the visitor needs, computed once per distinct ruleset."""
-
-    __slots__ = ("kinds", "options", "options_hash", "points", "scored")
-
-    def __init__(self, rules: Ruleset) -> None:
-        self.options = options_json(rules)
-        self.options_hash = hashlib.sha256(self.options.encode()).hexdigest()[:16]
-        self.points = {c: r.points for c, r in rules.cards.items()}
-        self.scored = rules.scoring != "none"
-        kinds: dict[str, tuple[int, ...]] = {}
-        for card, r in rules.cards.items():
-            slots = []
-            if r.wild:
-                slots.append(_WILD)
-            if r.draw:
-                slots.append(_DRAWP)
-            if r.skip:
-                slots.append(_SKIPP)
-            if r.reverse:
-                slots.append(_REVP)
-            if r.cover:
-                slots.append(_COVP)
-            kinds[card] = tuple(slots)
-        self.kinds = kinds
 
 
 class RecordCollector:
@@ -162,7 +117,7 @@ class RecordCollector:
         self.ingested_at = ingested_at or datetime.now(UTC)
         self.batch_events = batch_events
         self.buffers: dict[tuple[str, str], _Buffers] = {}
-        self._rules: dict[str, _RulesInfo] = {}
+        self._rules: dict[str, RulesInfo] = {}
         self.added = 0
         self.duplicates = 0
         self.conflicts: list[Conflict] = []
@@ -173,10 +128,10 @@ class RecordCollector:
         self._stf: str | None = _UNSEEN
         self._bind(self._buf.ev)
         self._seat_codes: list[int] = []
-        self._start = 0
+        self._fields: dict[type, tuple[bool, bool]] = {}
         self._ctr: dict[str, list[int]] = {}
         self._seats: dict[str, tuple[list[int], int]] = {}
-        self._info: _RulesInfo | None = None
+        self._info: RulesInfo | None = None
         self._pending = 0
         self._part = (UNKNOWN, UNKNOWN)
         self.touched: set[str] = set()
@@ -201,16 +156,15 @@ class RecordCollector:
         ev = buf.ev
         if ev is not self._ev:
             self._bind(ev)
-        self._start = len(ev)
         self._pending = 0
         self._info = None
         if rules is not None:
             info = self._rules.get(rules.key)
             if info is None:
-                info = self._rules[rules.key] = _RulesInfo(rules)
+                info = self._rules[rules.key] = RulesInfo(rules)
             self._info = info
         players = list(header.players) if header is not None else []
-        self._ctr = {p: [0] * _N_SLOTS for p in players}
+        self._ctr = {p: [0] * N_SLOTS for p in players}
         self._facts.begin(header, rules)
         self._seat_codes = [self._code(p) for p in players]
         # per seat, its counters and its code: one look-up of the player per event
@@ -221,8 +175,7 @@ class RecordCollector:
         self._c_line.append(report.line)
         self._c_type.append(self._code("game"))
         self._c_player.append(-1)
-        self._c_cards_end.append(len(self._c_cards))
-        self._c_cards_null.append(1)
+        self._c_ncards.append(-1)
         self._c_suit.append(-1)
         self._c_reason.append(-1)
         self._c_top.append(-1)
@@ -231,11 +184,9 @@ class RecordCollector:
         self._c_ps.append(0)
         self._c_dir.append(1)
         self._c_hs.extend([0] * len(players))
-        self._c_hend.append(len(self._c_hs))
+        self._c_nhands.append(len(players))
         self._c_turn.append(-1)
-        raw = _encode(header)
-        self._c_raw.append(raw)
-        self._c_rlen.append(len(raw))
+        self._c_raw.append(_encode(header))
 
     def event(self, report: GameReport, index: int, line: int, event: Event, raw: bytes) -> None:
         """Append one accepted event and the state it left; count it for ``results``.
@@ -243,7 +194,13 @@ class RecordCollector:
         e = report.engine
         assert e is not None
         t = type(event)
-        player: str | None = getattr(event, "player", None)
+        # a field the event's type lacks is not looked up: getattr's default costs an
+        # AttributeError raised and caught (deal, pass, reshuffle, round_end, match_end)
+        fields = self._fields.get(t)
+        if fields is None:
+            names = getattr(t, "__struct_fields__", ())
+            fields = self._fields[t] = ("player" in names, "reason" in names)
+        player: str | None = getattr(event, "player") if fields[0] else None  # noqa: B009
         # the player's counters and code, looked up once (a seat of the game, else None)
         seat = self._seats.get(player) if player is not None else None
         cards: list[str] | None = None
@@ -252,7 +209,7 @@ class RecordCollector:
         if t is _PLAY:
             cards = event.cards  # type: ignore[union-attr]
             c = seat[0] if seat is not None else self._ctr[player]  # type: ignore[index]
-            c[_PLAYED] += len(cards)  # type: ignore[arg-type]
+            c[PLAYED] += len(cards)  # type: ignore[arg-type]
             info = self._info
             assert info is not None
             kinds = info.kinds
@@ -268,15 +225,15 @@ class RecordCollector:
                 cards = hand[len(hand) - n :]
             reason = event.reason or ("effect" if self._pending else "no_play")  # type: ignore[union-attr]
             c = seat[0] if seat is not None else self._ctr[player]  # type: ignore[index]
-            c[_DRAW_SLOT[reason]] += len(cards)
+            c[DRAW_SLOT[reason]] += len(cards)
         elif t is _SUIT_CHOICE:
             suit = event.suit  # type: ignore[union-attr]
             c = seat[0] if seat is not None else self._ctr[player]  # type: ignore[index]
-            c[_SUITS] += 1
+            c[SUITS] += 1
         elif t is _CALL:
             reason = event.call  # type: ignore[union-attr]
             c = seat[0] if seat is not None else self._ctr[player]  # type: ignore[index]
-            c[_CALLS] += 1
+            c[CALLS] += 1
         elif t is _PENALTY:
             reason = event.reason  # type: ignore[union-attr]
             cards = event.cards  # type: ignore[union-attr]
@@ -286,12 +243,12 @@ class RecordCollector:
                 n = count if count is not None else 0
                 cards = hand[len(hand) - n :] if n else []
             c = seat[0] if seat is not None else self._ctr[player]  # type: ignore[index]
-            c[_PEN] += 1
-            c[_PEN_SLOT.get(reason or "", _PEN_OTHER)] += len(cards)
+            c[PEN] += 1
+            c[PEN_SLOT.get(reason or "", PEN_OTHER)] += len(cards)
         elif t is _CUT:
             cards = event.taken  # type: ignore[union-attr]
         else:
-            reason = getattr(event, "reason", None)
+            reason = getattr(event, "reason") if fields[1] else None  # noqa: B009
         self._c_index.append(index)
         self._c_line.append(line)
         code = self._type_codes.get(t)
@@ -301,14 +258,13 @@ class RecordCollector:
         self._c_player.append(seat[1] if seat is not None else self._code(player))
         card_codes = self._c_cards
         if cards is None:
-            self._c_cards_null.append(1)
+            self._c_ncards.append(-1)
         else:
-            self._c_cards_null.append(0)
+            self._c_ncards.append(len(cards))
             codes = self._codes
             for x in cards:
                 k = codes.get(x)
                 card_codes.append(k if k is not None else self._code(x))
-        self._c_cards_end.append(len(card_codes))
         self._c_suit.append(self._code(suit) if suit is not None else -1)
         self._c_reason.append(self._code(reason) if reason is not None else -1)
         # the top card and the suit to follow change on few events: their codes are
@@ -332,10 +288,9 @@ class RecordCollector:
         sizes = [len(h) for h in e.hands.values()]
         hand_sizes = self._c_hs
         hand_sizes.extend(sizes)
-        self._c_hend.append(len(hand_sizes))
+        self._c_nhands.append(len(sizes))
         self._c_turn.append(self._seat_codes[e.current] if e.phase == PHASE_PLAY else -1)
         self._c_raw.append(raw)
-        self._c_rlen.append(len(raw))
         self._facts.event(e, index, event, t, player, sizes)
 
     def _code(self, s: str | None) -> int:
@@ -355,8 +310,7 @@ class RecordCollector:
         self._c_type = ev.type
         self._c_player = ev.player
         self._c_cards = ev.cards
-        self._c_cards_end = ev.cards_end
-        self._c_cards_null = ev.cards_null
+        self._c_ncards = ev.n_cards
         self._c_suit = ev.suit
         self._c_reason = ev.reason
         self._c_top = ev.top
@@ -365,10 +319,9 @@ class RecordCollector:
         self._c_ps = ev.pending_skip
         self._c_dir = ev.direction
         self._c_hs = ev.hand_sizes
-        self._c_hend = ev.hands_end
+        self._c_nhands = ev.n_hands
         self._c_turn = ev.turn
         self._c_raw = ev.raw
-        self._c_rlen = ev.raw_len
         self._top = _UNSEEN
         self._top_code = -1
         self._stf = _UNSEEN
@@ -383,12 +336,11 @@ class RecordCollector:
         games are stored as usual.
         """
         buf = self._buf
-        start = self._start
         gid = report.game_id if report.game_id is not None else orphan_key(report)
         big = self._too_large(report)
         if big is not None:
             self._reject(report, gid, *big)
-        h = content_hash(buf.ev.raw[start:], report.violation, report.events)
+        h = content_hash(buf.ev.raw, report.violation, report.events)
         report.extra["content_hash"] = h
         seen = self.known.get(gid)
         if seen is not None:
@@ -396,14 +348,11 @@ class RecordCollector:
                 self.duplicates += 1
             else:
                 self.conflicts.append(Conflict(gid, report.file, report.line, seen[1], seen[2]))
-            buf.ev.truncate(start)
+            buf.ev.truncate(0)
             return
         self.known[gid] = (h, report.file, report.line)
         self.added += 1
-        stored = len(buf.ev) - start
-        if stored:
-            buf.ev.game_ids.append(gid)
-            buf.ev.game_counts.append(stored)
+        buf.ev.commit(gid)
         header = report.header
         v = report.violation
         info = self._info
@@ -457,7 +406,7 @@ class RecordCollector:
                 known = "?" not in hand
                 r["points_left"].append(sum(points[x] for x in hand) if known else None)
                 r["round_score"].append(scores[p] if scores is not None else None)
-                for col, slot in _RESULT_COUNTERS:
+                for col, slot in RESULT_COUNTERS:
                     r[col].append(c[slot] if big is None else None)
                 r["calls_missed"].append(e.call_faults[p])
                 r["turns"].append(turns.get(p, 0))
@@ -495,7 +444,7 @@ class RecordCollector:
         e = report.engine
         if e is None:
             return None
-        stored = len(self._ev) - self._start
+        stored = self._ev.staged
         scores = e.scores
         if scores and report.violation is None:
             for p, x in scores.items():
@@ -518,7 +467,7 @@ class RecordCollector:
         ev = self._ev
         code = self.intern.get(kind)
         for i in range(stored - 1, 0, -1):
-            if ev.type[self._start + i] == code:
+            if ev.type[i] == code:
                 return i
         return stored - 1
 
@@ -530,10 +479,9 @@ class RecordCollector:
         if v is not None and v.event_index is not None and v.event_index <= at:
             return
         ev = self._ev
-        row = self._start + at
         report.violation = Violation(
             file=report.file,
-            line=ev.line[row],
+            line=ev.line[at],
             game_id=gid,
             event_index=at,
             player=None,
@@ -541,8 +489,8 @@ class RecordCollector:
             rule="docs/reference/dataset.md#integer-columns",
             message=f"{what}; the game is stored as invalid from this event",
         )
-        report.violation_raw = ev.raw[row]
-        ev.truncate(row)
+        report.violation_raw = ev.raw[at]
+        ev.truncate(at)
 
     def _running_totals(
         self, mid: str | None, rnd: int | None, scores: Mapping[str, int] | None, over: bool

@@ -227,21 +227,8 @@ def typed(code: str, values: list[int]) -> array:
     return array(code, values)
 
 
-def _offsets_from_ends(ends: array) -> pa.Array:
-    """List offsets (int32, a 0 first) from each list's end offset."""
-    return pa.concat_arrays([pa.array([0], pa.int32()), _ints(ends, pa.int32())])
-
-
 STRING_CHUNK = 2**31 - 1
 """The most bytes one Arrow string array holds (32-bit offsets)."""
-
-
-def _strings(raws: list[bytes], lengths: array, data: bytes | None = None) -> pa.Array:
-    """One string array of ``raws`` (``data``: their bytes joined, when already made)."""
-    data = b"".join(raws) if data is None else data
-    return pa.StringArray.from_buffers(
-        len(raws), _offsets(lengths).buffers()[1], pa.py_buffer(data)
-    )
 
 
 def raw_column(raws: list[bytes], lengths: array, chunk: int = STRING_CHUNK) -> pa.ChunkedArray:
@@ -258,45 +245,76 @@ def raw_column(raws: list[bytes], lengths: array, chunk: int = STRING_CHUNK) -> 
     Returns:
         A chunked string array of ``len(raws)`` rows.
     """
-    data = b"".join(raws)
+    return joined_raw_column(b"".join(raws), lengths, chunk)
+
+
+def joined_raw_column(
+    data: bytes | bytearray, lengths: array, chunk: int = STRING_CHUNK
+) -> pa.ChunkedArray:
+    """:func:`raw_column` of the lines already joined into ``data`` (``lengths``: each
+    line's bytes in it, in order). The arrays point into ``data`` (no copy)."""
     if len(data) <= chunk:
-        return pa.chunked_array([_strings(raws, lengths, data)], pa.string())
-    del data
+        return pa.chunked_array([_strings_at(data, lengths)], pa.string())
+    view = memoryview(data)
     parts = []
-    first = size = 0
+    first = size = at = 0
     for i, n in enumerate(lengths):
         if size + n > chunk and i > first:
-            parts.append(_strings(raws[first:i], lengths[first:i]))
-            first, size = i, 0
+            parts.append(_strings_at(view[at : at + size], lengths[first:i]))
+            first, at, size = i, at + size, 0
         size += n
-    parts.append(_strings(raws[first:], lengths[first:]))
+    parts.append(_strings_at(view[at : at + size], lengths[first:]))
     return pa.chunked_array(parts, pa.string())
 
 
-class _EventColumns:
-    """The events table as one Python list per column: a few appends per event, converted
-    once per table.
+def _strings_at(data: bytes | bytearray | memoryview, lengths: array) -> pa.Array:
+    """One string array of the lines of ``lengths`` bytes each, joined in ``data``."""
+    return pa.StringArray.from_buffers(
+        len(lengths), _offsets(lengths).buffers()[1], pa.py_buffer(data)
+    )
 
-    The compiled collector appends to the lists it holds as typed attributes (a C call of
-    ``PyList_Append``, no method call: a bound ``array.append`` per column and event parsed
-    its argument each time, 7% of a compiled ingest), and :meth:`table` turns each list
-    into a typed array in one pass (:func:`typed`). Codes of interned strings are 32-bit
-    (a shard may name more than 32,767 players: one header of 40,000 did), line numbers
-    and pending draws 64-bit, hand sizes and pending skips 32-bit, as the columns are
-    (:data:`maumau_log.store.layout.COLUMNS`).
+
+_STAGED: tuple[tuple[str, str], ...] = (
+    ("index", "i"), ("line", "q"), ("type", "i"), ("player", "i"), ("cards", "i"),
+    ("n_cards", "i"), ("suit", "i"), ("reason", "i"), ("top", "i"), ("suit_to_follow", "i"),
+    ("pending_draw", "q"), ("pending_skip", "i"), ("direction", "b"), ("hand_sizes", "i"),
+    ("n_hands", "i"), ("turn", "i"),
+)  # fmt: skip
+"""The event columns' staged lists and the type code of their typed arrays: codes of
+interned strings, counts and hand sizes 32-bit (a shard may name more than 32,767 players:
+one header of 40,000 did), line numbers and pending draws 64-bit, as the columns are
+(:data:`maumau_log.store.layout.COLUMNS`)."""
+
+
+class _EventColumns:
+    """The events table: the game being replayed staged in Python lists, the games before
+    it in typed arrays, converted to Arrow without a copy.
+
+    The compiled collector appends a game's values to the staged lists it holds as typed
+    attributes (a C call of ``PyList_Append``, no method call: a bound ``array.append`` per
+    column and event parsed its argument each time, 7% of a compiled ingest). At the end
+    of a stored game :meth:`commit` moves them into one typed array per column (one pass
+    in C per column and game) and empties the lists, which the next game refills: a shard
+    no longer holds a Python int per value (32 bytes and a list slot each; the lists of a
+    5,000-game shard made 17,000 page faults when :meth:`table` converted them, and every
+    full pass of the garbage collector walked them), and :meth:`table` wraps the arrays'
+    memory. Per event the cards and the hand sizes are stored as counts (``n_cards``, -1
+    for no card list; ``n_hands``), small ints Python does not allocate, their offsets
+    summed in Arrow; the lines are joined into one ``bytearray`` (the ``raw`` column's data,
+    no second copy) and their lengths taken at :meth:`commit`.
     """
 
     def __init__(self, intern: _Intern) -> None:
         self.intern = intern
-        self.game_ids: list[str] = []  # one per game
-        self.game_counts: list[int] = []  # events per game
+        self.game_ids: list[str] = []  # one per committed game
+        self.game_counts: list[int] = []  # events per committed game
+        # the staged game
         self.index: list[int] = []
         self.line: list[int] = []
         self.type: list[int] = []
         self.player: list[int] = []
         self.cards: list[int] = []  # card codes, flattened
-        self.cards_end: list[int] = []  # end offset of each event's cards
-        self.cards_null: list[int] = []  # 1 where the event has no cards
+        self.n_cards: list[int] = []  # cards of each event, -1 where it has no card list
         self.suit: list[int] = []
         self.reason: list[int] = []
         self.top: list[int] = []
@@ -304,69 +322,133 @@ class _EventColumns:
         self.pending_draw: list[int] = []
         self.pending_skip: list[int] = []
         self.direction: list[int] = []
-        self.hand_sizes: list[int] = []  # flattened; n_players per event
-        self.hands_end: list[int] = []
+        self.hand_sizes: list[int] = []  # flattened
+        self.n_hands: list[int] = []  # hand sizes of each event (the game's players)
         self.turn: list[int] = []
         self.raw: list[bytes] = []
-        self.raw_len: list[int] = []
+        # the committed games
+        self.rows = 0
+        self.typed: dict[str, array] = {name: array(code) for name, code in _STAGED}
+        self.raw_data = bytearray()  # the committed games' lines, joined
+        self.raw_len = array("i")
+        self._pair()
+
+    def _pair(self) -> None:
+        """Pair each staged list with its typed array (for :meth:`commit`); the arrays
+        are not lent to Arrow yet."""
+        self._pairs = [(getattr(self, name), self.typed[name]) for name, _ in _STAGED]
+        self._lent = False  # table() handed the arrays' memory to Arrow
 
     def __len__(self) -> int:
+        """The events held: committed and staged."""
+        return self.rows + len(self.line)
+
+    @property
+    def staged(self) -> int:
+        """The staged game's events."""
         return len(self.line)
 
     def truncate(self, n: int) -> None:
-        """Drop the events from row ``n`` on (a game that is not stored)."""
-        cards_at = self.cards_end[n - 1] if n else 0
-        hands_at = self.hands_end[n - 1] if n else 0
+        """Drop the staged events from the staged game's row ``n`` on (a game, or its end,
+        that is not stored)."""
+        cards_at = sum(k for k in self.n_cards[:n] if k > 0)
+        hands_at = sum(self.n_hands[:n])
         for col in (
-            self.index, self.line, self.type, self.player, self.cards_end, self.cards_null,
-            self.suit, self.reason, self.top, self.suit_to_follow, self.pending_draw,
-            self.pending_skip, self.direction, self.hands_end, self.turn, self.raw_len,
+            self.index, self.line, self.type, self.player, self.n_cards, self.suit,
+            self.reason, self.top, self.suit_to_follow, self.pending_draw, self.pending_skip,
+            self.direction, self.n_hands, self.turn, self.raw,
         ):  # fmt: skip
             del col[n:]
-        del self.raw[n:]
         del self.cards[cards_at:]
         del self.hand_sizes[hands_at:]
 
+    def commit(self, game_id: str) -> None:
+        """Store the staged events as game ``game_id``'s rows and empty the staged lists.
+
+        Raises:
+            OverflowError: a value does not fit its column's type (the collector checks the
+                widths before: this is the last guard); nothing is committed then.
+        """
+        n = len(self.line)
+        if not n:
+            return
+        if self._lent:  # Arrow may still point into the arrays: grow copies of them
+            self.typed = {name: _copy(arr) for name, arr in self.typed.items()}
+            self.raw_len = _copy(self.raw_len)
+            self.raw_data = bytearray(self.raw_data)
+            self._pair()
+        pairs = self._pairs
+        sizes = [len(arr) for _, arr in pairs]
+        try:
+            for values, arr in pairs:
+                arr.fromlist(values)  # one pass in C; the array as it was when one fails
+        except OverflowError:
+            for (_, arr), size in zip(pairs, sizes, strict=True):
+                del arr[size:]
+            raise
+        for values, _ in pairs:
+            del values[:]
+        self.raw_len.fromlist([len(r) for r in self.raw])
+        self.raw_data += b"".join(self.raw)
+        del self.raw[:]
+        self.game_ids.append(game_id)
+        self.game_counts.append(n)
+        self.rows += n
+
     def table(self) -> pa.Table:
+        """The committed games' events as a table (:data:`~maumau_log.store.SCHEMAS`)."""
         intern = self.intern
+        t = self.typed
+        self._lent = True
         game_no = array("i")
         for g, count in enumerate(self.game_counts):
             game_no.extend(repeat(g, count))
         game_id = pa.DictionaryArray.from_arrays(
             _ints(game_no, pa.int32()), pa.array(self.game_ids, pa.string())
         ).cast(pa.string())
-        cards_null = typed("b", self.cards_null)
+        n_cards = _ints(t["n_cards"], pa.int32())
+        no_cards = pc.less(n_cards, 0)
         cards = pa.ListArray.from_arrays(
-            _offsets_from_ends(typed("i", self.cards_end)),
-            intern.decode(typed("i", self.cards)),
-            mask=pc.equal(_ints(cards_null, pa.int8()), 1),
+            _offsets_of(pc.if_else(no_cards, pa.scalar(0, pa.int32()), n_cards)),
+            intern.decode(t["cards"]),
+            mask=no_cards,
         )
         hand_sizes = pa.ListArray.from_arrays(
-            _offsets_from_ends(typed("i", self.hands_end)),
-            _ints(typed("i", self.hand_sizes), pa.int32()),
+            _offsets_of(_ints(t["n_hands"], pa.int32())),
+            _ints(t["hand_sizes"], pa.int32()),
         )
-        raw = raw_column(self.raw, typed("i", self.raw_len))
+        raw = joined_raw_column(self.raw_data, self.raw_len)
         return pa.Table.from_arrays(
             [
                 game_id,
-                _ints(typed("i", self.index), pa.int32()),
-                _ints(typed("q", self.line), pa.int64()),
-                intern.decode(typed("i", self.type)),
-                intern.decode(typed("i", self.player)),
+                _ints(t["index"], pa.int32()),
+                _ints(t["line"], pa.int64()),
+                intern.decode(t["type"]),
+                intern.decode(t["player"]),
                 cards,
-                intern.decode(typed("i", self.suit)),
-                intern.decode(typed("i", self.reason)),
-                intern.decode(typed("i", self.top)),
-                intern.decode(typed("i", self.suit_to_follow)),
-                _ints(typed("q", self.pending_draw), pa.int64()),
-                _ints(typed("i", self.pending_skip), pa.int32()),
-                _ints(typed("b", self.direction), pa.int8()),
+                intern.decode(t["suit"]),
+                intern.decode(t["reason"]),
+                intern.decode(t["top"]),
+                intern.decode(t["suit_to_follow"]),
+                _ints(t["pending_draw"], pa.int64()),
+                _ints(t["pending_skip"], pa.int32()),
+                _ints(t["direction"], pa.int8()),
                 hand_sizes,
-                intern.decode(typed("i", self.turn)),
+                intern.decode(t["turn"]),
                 raw,
             ],
             schema=SCHEMAS["events"],
         )
+
+
+def _copy(values: array) -> array:
+    """A copy of a typed array (a slice: one ``memcpy``)."""
+    return values[:]
+
+
+def _offsets_of(counts: pa.Array) -> pa.Array:
+    """List offsets (int32, a 0 first) from each list's length."""
+    return pa.concat_arrays([pa.array([0], pa.int32()), pc.cumulative_sum(counts)])
 
 
 class _Buffers:
