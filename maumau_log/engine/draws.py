@@ -48,6 +48,20 @@ def on_draw(s: State, ev: Draw, player: str, count: int | None) -> None:
     checked_draw(s, ev)
 
 
+def _quiet_turn_taken(s: State, me: str) -> None:
+    """What the checked path's turn bookkeeping does for a draw of the player to move that
+    a quiet path has cleared: the turn's first action done (as :func:`.turns.turn_check`),
+    the skips of the last turn over, no jump-in open, and the last two actors
+    (:func:`.state.note_turn_action`, ruling 8)."""
+    s.first_action_done = True
+    if s.just_skipped:
+        s.just_skipped = set()
+    s.jump_open = False
+    if me != s.last_turn_actor:
+        s.prev_turn_actor = s.last_turn_actor
+        s.last_turn_actor = me
+
+
 def quiet_draw(s: State, ev: Draw, player: str, count: int | None) -> bool:
     """The fast path of :func:`checked_draw`: one card drawn by the player to move, who
     owes nothing (:func:`.legality.quiet_turn`) and no cover, for no effect, where
@@ -72,13 +86,7 @@ def quiet_draw(s: State, ev: Draw, player: str, count: int | None) -> bool:
     reason, _ = draw_problem(s, me, s.unchecked)
     if not reason:
         return False
-    s.first_action_done = True  # as turn_check
-    if s.just_skipped:
-        s.just_skipped = set()
-    s.jump_open = False
-    if me != s.last_turn_actor:  # note_turn_action
-        s.prev_turn_actor = s.last_turn_actor
-        s.last_turn_actor = me
+    _quiet_turn_taken(s, me)
     _ordinary_draw(s, me, cards, count)
     return True
 
@@ -112,13 +120,7 @@ def quiet_serve(s: State, ev: Draw, player: str, count: int | None) -> bool:
     n = len(cards) if cards is not None else count if count is not None else 1  # stock.size
     if n < 1 or n > s.pending_draw or (n < s.pending_draw and n != len(s.stock)):
         return False
-    s.first_action_done = True  # as turn_check
-    if s.just_skipped:
-        s.just_skipped = set()
-    s.jump_open = False
-    if me != s.last_turn_actor:  # note_turn_action
-        s.prev_turn_actor = s.last_turn_actor
-        s.last_turn_actor = me
+    _quiet_turn_taken(s, me)
     _serve_pending(s, me, reason, cards, count, n)
     return True
 
