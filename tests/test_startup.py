@@ -110,6 +110,20 @@ def test_import_validate_start_up_loads_and_builds_only_what_it_uses(tmp_path: P
     assert result == "RESULT 0 {'typer': False} [['import']] [] True", result
 
 
+def test_ingest_of_games_outside_matches_loads_no_polars(tmp_path: Path) -> None:
+    """``ingest --jobs 1`` of a log without matches into a new dataset: exit 0, only the
+    ``ingest`` command built, and Polars never imported (it is for reading a dataset back:
+    about 0.2 CPU s of every ingest's start-up before), nor scipy, ray or the process
+    pools; pyarrow, which writes the files, is loaded."""
+    code = f"NOT_LOADED = {(*NOT_LOADED, 'pyarrow.parquet')!r}\n" + _CHILD
+    argv = ["ingest", "--jobs", "1", "--no-progress", str(LOG), "-o", str(tmp_path / "ds")]
+    res = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True)
+    result = next((x for x in res.stderr.splitlines() if x.startswith("RESULT")), "")
+    assert result.startswith("RESULT 0 ") and "[['ingest']]" in result, res.stderr[-800:]
+    # the modules of NOT_LOADED imported: the writer's (and the summary's rich) alone
+    assert result.endswith("[['ingest']] ['pyarrow', 'pyarrow.parquet', 'rich'] True"), result
+
+
 def test_help_still_builds_every_command() -> None:
     """A command line naming no command (``--help``) builds the whole tree."""
     result = _start("--help")

@@ -23,9 +23,6 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from ..logs.lines import LogReadError
-from ..rules import RulesetError
-from ..run.runners import Runner
 from ..store import DatasetError
 from . import (
     EXIT_USAGE,
@@ -34,7 +31,6 @@ from . import (
     dataset_read_error,
     err,
     fail,
-    on_interrupt,
     out,
     safe,
 )
@@ -46,20 +42,13 @@ from .frames import (
     _print_table,
     _rich_table,
 )
-from .replay_cmds import RulesOpt, ValidationRun, load_rules_file, resolve_inputs
-from .run_opts import AddressOpt, EngineOpt, JobsOpt, make_runner, shard_progress
+from .ingest_cmds import ingest_cmd, print_ingest, run_ingest  # registers ``ingest`` first
+from .replay_cmds import RulesOpt, ValidationRun
+from .run_opts import AddressOpt, EngineOpt, JobsOpt, make_runner
 from .tables import BOARD_TITLE
 
 if TYPE_CHECKING:
-    from ..run.ingest import IngestSummary, StoredGame
-
-
-def ingest(*args: Any, **kwargs: Any) -> IngestSummary:
-    """:func:`maumau_log.run.ingest.ingest`, imported when called (``stats`` and ``query``
-    start faster without the collector and Arrow compute)."""
-    from ..run.ingest import ingest as run
-
-    return run(*args, **kwargs)
+    from ..run.ingest import StoredGame
 
 
 def load_game(*args: Any, **kwargs: Any) -> StoredGame:
@@ -153,100 +142,8 @@ def _polars_error(exc: BaseException) -> str:
     return first[0] if first else type(exc).__name__
 
 
-def _print_ingest(summary: IngestSummary) -> None:
-    for problem in summary.unreadable:
-        err.print(f"[bold red]unreadable:[/] {safe(problem)}", highlight=False)
-    for c in summary.conflicts[:50]:
-        err.print(f"[bold red]conflict:[/] {safe(str(c))}", highlight=False)
-    for problem in summary.failed:
-        err.print(
-            f"[bold red]failed shard:[/] {safe(problem)} (its games are not stored; run the "
-            "same ingest again to add them)",
-            highlight=False,
-        )
-    if len(summary.conflicts) > 50:
-        more = len(summary.conflicts) - 50
-        err.print(f"... and {more:,} more conflict{'' if more == 1 else 's'}")
-    if summary.conflicts:
-        err.print(f"[dim]{safe(summary.conflicts[0].hint(summary.dataset))}[/]", highlight=False)
-    rate = summary.events / summary.seconds if summary.seconds else 0.0
-    colour = "red" if summary.exit_code else "green"
-    games = f"{summary.games:,} game{'' if summary.games == 1 else 's'}"
-    n = len(summary.conflicts)
-    conflicts = f"{n:,} conflict{'' if n == 1 else 's'}"
-    err.print(
-        f"[bold {colour}]{games} read ({summary.valid:,} valid, "
-        f"{summary.invalid:,} invalid): {summary.added:,} added, {summary.duplicates:,} already "
-        f"stored, {conflicts}[/] -> {summary.dataset} "
-        f"({summary.events:,} events in {summary.seconds:.1f} s, {rate:,.0f} events/s)",
-        highlight=False,
-    )
-
-
-def _run_ingest(
-    paths: list[str],
-    dataset: Path,
-    rules: Path | None,
-    on_report: Any = None,
-    runner: Runner | None = None,
-    progress: bool = True,
-    uris: bool = False,
-    keep_game_ids: bool = True,
-) -> IngestSummary:
-    file_options = load_rules_file(rules)
-    files = resolve_inputs(paths, uris=uris)
-    on_interrupt(f"interrupted; the dataset is as it was ({dataset} was not changed)")
-    try:
-        with shard_progress(None, progress) as tick:
-            return ingest(files, dataset, file_options, on_report=on_report, runner=runner,
-                          on_shard=tick, on_plan=tick.planned,
-                          keep_game_ids=keep_game_ids)  # fmt: skip
-    except (DatasetError, LogReadError, RulesetError) as exc:
-        fail(str(exc))
-
-
 # ---------------------------------------------------------------------------------------
 # Commands
-
-
-@app.command("ingest")
-def ingest_cmd(
-    paths: Annotated[
-        list[str],
-        typer.Argument(help="Log files or directories (with --engine ray also URIs: s3://...)."),
-    ],
-    dataset: Annotated[
-        Path, typer.Option("--out", "-o", help="The dataset folder (created when missing).")
-    ],
-    rules: RulesOpt = None,
-    jobs: JobsOpt = None,
-    engine: EngineOpt = "local",
-    address: AddressOpt = None,
-    progress: Annotated[bool, typer.Option(help="Show a progress bar on stderr.")] = True,
-) -> None:
-    """Replay every game and add it to a Parquet dataset (valid or not).
-
-    Games already stored are skipped; a stored game id met with other content is a conflict
-    (reported, not stored). Exit 0 when every game read is valid, 1 when any is invalid or
-    conflicts, 2 for usage errors or unreadable input (then nothing is stored), 4 when a
-    shard failed (the others are stored; run it again to add the rest).
-    """
-    runner = make_runner(engine, jobs, address)
-    if engine == "local":  # Ray's driver converts with pandas: left as it is
-        from ..store.rows import pyarrow_without_pandas
-
-        pyarrow_without_pandas()
-    summary = _run_ingest(
-        paths,
-        dataset,
-        rules,
-        runner=runner,
-        progress=progress,
-        uris=engine == "ray",
-        keep_game_ids=False,  # only analyze ranks them: memory flat in the games
-    )
-    _print_ingest(summary)
-    raise typer.Exit(summary.exit_code)
 
 
 # ``stats`` lives in its own module (it starts without the replay stack); imported
@@ -397,7 +294,7 @@ def _game_from_file(source: Path, game_id: str, at: int | None) -> StoredGame:
 
     with tempfile.TemporaryDirectory(prefix="maumau-log-game-") as tmp:
         ds = Path(tmp) / "dataset"
-        _run_ingest([str(source)], ds, None, progress=False, keep_game_ids=False)
+        run_ingest([str(source)], ds, None, progress=False, keep_game_ids=False)
         try:
             return load_game(ds, game_id, at)
         except DatasetError as exc:
@@ -527,10 +424,10 @@ def analyze_cmd(
     """
     runner = make_runner(engine, jobs, address)
     run = ValidationRun()
-    summary = _run_ingest(paths, dataset, rules, on_report=run.add, runner=runner,
+    summary = run_ingest(paths, dataset, rules, on_report=run.add, runner=runner,
                           progress=progress, uris=engine == "ray")  # fmt: skip
     run.print_report()
-    _print_ingest(summary)
+    print_ingest(summary)
     df = _leaderboard(dataset, game_ids=summary.game_ids)
     if df.height:
         _print_board(df, BOARD_TITLE.replace("Leaderboard", "Leaderboard of valid games", 1))

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -440,6 +439,8 @@ def load_game(dataset: str | Path, game_id: str, at: int | None = None) -> Store
         DatasetError: no such dataset or game, or ``at`` neither a stored event nor the
             violating one (the message says which events there are).
     """
+    import polars as pl  # only here: an ingest need not import Polars (0.2 CPU s)
+
     root = Path(dataset)
     manifest = check_files(root)
     games = checked_scan(root, "games", manifest).filter(pl.col("game_id") == game_id).collect()
@@ -535,6 +536,8 @@ def load_match(dataset: str | Path, match_id: str) -> StoredMatch:
         DatasetError: no such dataset; a dataset with no ``matches`` table (written before
             matches were stored, or holding no match round); no such match.
     """
+    import polars as pl  # only here: an ingest need not import Polars (0.2 CPU s)
+
     tables = scan_all(dataset)
     found = tables["matches"].filter(pl.col("match_id") == match_id).collect()
     if found.height == 0:

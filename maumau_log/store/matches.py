@@ -12,9 +12,8 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -27,6 +26,10 @@ from . import (
     polars_schema,
     scan_paths,
 )
+
+if TYPE_CHECKING:  # Polars loads where the rounds of a match are read: an ingest of
+    # games outside matches never imports it (about 0.2 CPU s)
+    import polars as pl
 
 # ---------------------------------------------------------------------------------------
 # Matches: the matches table and the running totals
@@ -198,6 +201,8 @@ def _read_rounds(
     (:meth:`DatasetWriter.check`); ``results`` and ``events`` only in the partitions of
     the matches' rounds.
     """
+    import polars as pl
+
     ids = sorted(match_ids)
     games_files = writer.files("games")
     writer.check([rel for rel, _ in games_files])
@@ -306,6 +311,8 @@ def _fix_results(
     fixes: Mapping[str, tuple[str, int | None, dict[str, int] | None]],
 ) -> None:
     """Rewrite the ``results`` files whose match columns differ from ``fixes``."""
+    import polars as pl
+
     if results.height == 0:
         return
     rows = []
@@ -354,6 +361,8 @@ def _fix_results(
 
 def _replace_matches(writer: DatasetWriter, ids: set[str], rows: list[dict[str, Any]]) -> None:
     """Drop the old ``matches`` rows of ``ids`` and write ``rows`` in their place."""
+    import polars as pl
+
     files = writer.files("matches")
     if files:
         writer.check([rel for rel, _ in files])
