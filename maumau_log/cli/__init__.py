@@ -1,10 +1,10 @@
 """The ``maumau-log`` command line: a thin typer app over the library.
 
 Commands live in one module per area and register themselves on :data:`app`:
-:mod:`.replay_cmds` (validate, simulate, rules), :mod:`.data_cmds` (ingest, game, query,
-analyze), :mod:`.stats_cmds` (stats), :mod:`.ratings_cmds` (ratings), :mod:`.bots_cmds`
-(bots ladder, review). Domain errors
-become exit codes only here:
+:mod:`.replay_cmds` (validate, simulate, rules), :mod:`.ingest_cmds` (ingest),
+:mod:`.data_cmds` (game, query, analyze), :mod:`.stats_cmds` (stats), :mod:`.ratings_cmds`
+(ratings), :mod:`.bots_cmds` (bots ladder, review). Domain errors become exit codes only
+here:
 
 - 0: every game valid (or the command succeeded);
 - 1: violations found (invalid games);

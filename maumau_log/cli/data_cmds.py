@@ -1,4 +1,5 @@
-"""Dataset commands: ``ingest``, ``stats``, ``game``, ``match``, ``query``, ``analyze``.
+"""Dataset commands: ``game``, ``query``, ``analyze``; ``ingest`` (:mod:`.ingest_cmds`, which
+imports no Polars), ``stats`` and ``match`` are registered from here too, in this order.
 
 Thin wrappers: :mod:`maumau_log.run.ingest` ingests and reads games back,
 :mod:`maumau_log.stats.players` builds the lazy queries, this module collects and prints. Data
