@@ -45,7 +45,7 @@ from .frames import (
 )
 from .ingest_cmds import ingest_cmd, print_ingest, run_ingest  # registers ``ingest`` first
 from .replay_cmds import RulesOpt, ValidationRun
-from .run_opts import AddressOpt, EngineOpt, JobsOpt, make_runner
+from .run_opts import AddressOpt, EngineOpt, JobsOpt, LogPathsArg, make_runner
 from .tables import BOARD_TITLE
 
 if TYPE_CHECKING:
@@ -404,10 +404,7 @@ def query_cmd(
 
 @app.command("analyze")
 def analyze_cmd(
-    paths: Annotated[
-        list[str],
-        typer.Argument(help="Log files or directories (with --engine ray also URIs: s3://...)."),
-    ],
+    paths: LogPathsArg,
     dataset: Annotated[
         Path, typer.Option("--out", "-o", help="The dataset folder.")
     ] = DEFAULT_DATASET,

@@ -18,7 +18,7 @@ from ..run.runners import Runner
 from ..store import DatasetError
 from . import app, err, fail, on_interrupt, safe
 from .replay_cmds import RulesOpt, load_rules_file, resolve_inputs
-from .run_opts import AddressOpt, EngineOpt, JobsOpt, make_runner, shard_progress
+from .run_opts import AddressOpt, EngineOpt, JobsOpt, LogPathsArg, make_runner, shard_progress
 
 if TYPE_CHECKING:
     from ..run.ingest import IngestSummary
@@ -93,10 +93,7 @@ def run_ingest(
 
 @app.command("ingest")
 def ingest_cmd(
-    paths: Annotated[
-        list[str],
-        typer.Argument(help="Log files or directories (with --engine ray also URIs: s3://...)."),
-    ],
+    paths: LogPathsArg,
     dataset: Annotated[
         Path, typer.Option("--out", "-o", help="The dataset folder (created when missing).")
     ],

@@ -35,7 +35,7 @@ from . import (
     out,
     safe,
 )
-from .run_opts import AddressOpt, EngineOpt, JobsOpt, make_runner, shard_progress
+from .run_opts import AddressOpt, EngineOpt, JobsOpt, LogPathsArg, make_runner, shard_progress
 
 RulesOpt = Annotated[
     Path | None,
@@ -158,10 +158,7 @@ class ValidationRun(Report):
 
 @app.command()
 def validate(
-    paths: Annotated[
-        list[str],
-        typer.Argument(help="Log files or directories (with --engine ray also URIs: s3://...)."),
-    ],
+    paths: LogPathsArg,
     rules: RulesOpt = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print one JSON document on stdout.")

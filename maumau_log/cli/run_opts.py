@@ -17,6 +17,12 @@ from .lazy_console import as_rich
 if TYPE_CHECKING:  # rich's progress bar only when one is shown (start-up)
     from rich.progress import Progress
 
+LogPathsArg = Annotated[
+    list[str],
+    typer.Argument(help="Log files or directories (with --engine ray also URIs: s3://...)."),
+]
+"""The logs a replaying command reads (``validate``, ``ingest``, ``analyze``)."""
+
 JobsOpt = Annotated[
     int | None,
     typer.Option(
