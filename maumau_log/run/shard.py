@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..events import encode_event
-from ..logs.lines import LogReadError, iter_line_runs, numbered
+from ..logs.lines import LogReadError, iter_line_runs
 from ..logs.lines import expand_inputs as expand_inputs  # re-exported (its home was here)
 from ..logs.lines import is_uri as is_uri  # re-exported for the runners
 from ..logs.notation import file_lines as notation_lines
@@ -284,15 +284,17 @@ def run_shard(
         replayer.matches = copy.deepcopy(dict(matches))
     result = ShardResult(shard=Shard(shard.index, shard.path, shard.start, shard.end,
                                      shard.first_line), seeded=bool(matches))  # fmt: skip
-    lines: Iterable[tuple[int, bytes]]
+    reports: Iterable[GameReport]
     if is_notation(shard.path):  # the hand-written notation: one shard, converted as read
-        lines = (
+        reports = replayer.replay_lines(
+            shard.path,
             located_lines(shard.data.decode("utf-8", "replace"))
             if shard.data is not None
-            else notation_lines(shard.path)
+            else notation_lines(shard.path),
         )
     else:
-        lines = numbered(  # the lines, numbered in C
+        reports = replayer.replay_runs(  # the lines in runs, as read (numbered by the replay)
+            shard.path,
             iter_line_runs(
                 Path(shard.path),
                 start=shard.start,
@@ -300,13 +302,13 @@ def run_shard(
                 first_line=shard.first_line,
                 data=shard.data,
                 max_line_bytes=max_line_bytes,
-            )
+            ),
         )
     if collector is None or flush_events <= 0:
         flush = None
     held = 0  # events of the outcomes held
     try:
-        for report in replayer.replay_lines(shard.path, lines):
+        for report in reports:
             o = outcome(report)
             result.games.append(o)
             if o.match_id is not None:
