@@ -22,14 +22,12 @@ Where a file is cut into shards is :mod:`maumau_log.run.plan`'s decision.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..events import encode_event
 from ..logs.lines import LogReadError, iter_line_runs
 from ..logs.lines import expand_inputs as expand_inputs  # re-exported (its home was here)
 from ..logs.lines import is_uri as is_uri  # re-exported for the runners
@@ -37,6 +35,7 @@ from ..logs.notation import file_lines as notation_lines
 from ..logs.notation import is_notation, located_lines
 from ..replay.driver import GameReport, Replayer
 from ..replay.game_ids import orphan_key
+from ..replay.report import ContentHasher as ContentHasher  # re-exported (its home was here)
 from ..scoring.matches import MatchState
 from ..violations import Violation
 from .plan import SHARD_BYTES as SHARD_BYTES  # re-exported: a shard's names in one place
@@ -202,37 +201,6 @@ def outcome(report: GameReport) -> GameOutcome:
         content_hash=report.extra.get("content_hash"),
         match_id=header.match_id if header is not None else None,
     )
-
-
-class ContentHasher:
-    """A replay visitor for ``validate`` (which builds no rows): puts a 64-bit digest of
-    each game's header, accepted lines and first violation into
-    ``report.extra["content_hash"]``, so a game id used twice for one game can be told
-    from one used by two different games. It takes the accepted lines
-    from ``report.lines`` (``lines_only``: no Python call per event)."""
-
-    lines_only = True
-
-    def begin_game(self, report: GameReport) -> None:
-        """Nothing to do: the digest is made at the game's end."""
-
-    def event(self, report: GameReport, index: int, line: int, event: Any, raw: bytes) -> None:
-        """Not called (``lines_only``); the lines arrive in ``report.lines``."""
-
-    def end_game(self, report: GameReport) -> None:
-        """The digest of the header, the lines, the event count and the first violation's
-        code and place (the lines are released afterwards)."""
-        h = hashlib.blake2b(digest_size=8)
-        if report.header is not None:
-            h.update(encode_event(report.header))
-        if report.lines:
-            h.update(b"\n".join(report.lines))
-            h.update(b"\n")
-            report.lines.clear()
-        v = report.violation
-        tail = f"{report.events}|{v.code if v else ''}|{v.event_index if v else ''}"
-        h.update(tail.encode())
-        report.extra["content_hash"] = int.from_bytes(h.digest(), "little", signed=True)
 
 
 def run_shard(
