@@ -75,7 +75,11 @@ except ImportError:
 DRIVER = """
 import resource, sys
 import maumau_log.engine.core as core
-core.Engine.apply = lambda self, event: None  # the replay driver alone (pure build only)
+# the replay driver alone (pure build only): the engine's entries do nothing (plays and
+# draws come in through apply_play and apply_draw, with their fields read by the driver)
+core.Engine.apply = lambda self, event: None
+core.Engine.apply_play = lambda self, event, *fields: None
+core.Engine.apply_draw = lambda self, event, *fields: None
 from maumau_log.replay.driver import Replayer
 n = 0
 for report in Replayer().replay_file(sys.argv[1]):

@@ -98,36 +98,15 @@ class Engine(State):
         Raises:
             RuleViolation: the event breaks a rule; the code names the first failed check.
         """
-        self.event_index += 1
         # dispatch on the event's exact type (pointer compares, compiled or not); the two
-        # events of nine lines in ten first, with the same checks in the same order
+        # events of nine lines in ten first, with their fields read once each
         if type(event) is _PLAY:
-            if self.phase == FINISHED:
-                self._after_round_end(event)
-            player = event.player
-            if player != self.last_actor:  # _new_actor, inlined for the usual events
-                if self.window is not None:
-                    close_window(self)
-                self.last_actor = player
-                if self.words:
-                    self.words = set()
-            on_play(self, event, player)
+            self.apply_play(event, event.player, event.cards, event.jump_in)
             return
         if type(event) is _DRAW:
-            count = event.count  # each field read once (a generic look-up, compiled)
-            if count is not None and count < 0:
-                _negative(count)
-            if self.phase == FINISHED:
-                self._after_round_end(event)
-            player = event.player
-            if player != self.last_actor:  # _new_actor, inlined for the usual events
-                if self.window is not None:
-                    close_window(self)
-                self.last_actor = player
-                if self.words:
-                    self.words = set()
-            on_draw(self, event, player, count)
+            self.apply_draw(event, event.player, event.cards, event.count, event.reason)
             return
+        self.event_index += 1
         # then the other events of one player with no count, with the same checks (exact
         # types: a subclass of an event type is no event, and fails below as unknown)
         if type(event) is _CALL:
@@ -202,6 +181,53 @@ class Engine(State):
         elif t is Cut:
             assert isinstance(event, Cut)
             on_cut(self, event)
+
+    def apply_play(self, event: Play, player: str, cards: list[Card], jump_in: bool) -> None:
+        """:meth:`apply` for a ``play`` event whose fields the caller has read (``player``,
+        ``cards`` and ``jump_in`` are ``event``'s): the replay driver reads them with the
+        line's ``seq`` in one call (``msgspec.structs.astuple``), where each read of a
+        field is a generic attribute look-up in the compiled build.
+
+        Raises:
+            RuleViolation: as :meth:`apply`.
+        """
+        self.event_index += 1
+        if self.phase == FINISHED:
+            self._after_round_end(event)
+        if player != self.last_actor:  # _new_actor, inlined for the usual events
+            if self.window is not None:
+                close_window(self)
+            self.last_actor = player
+            if self.words:
+                self.words = set()
+        on_play(self, event, player, cards, jump_in)
+
+    def apply_draw(
+        self,
+        event: Draw,
+        player: str,
+        cards: list[Card] | None,
+        count: int | None,
+        reason: str | None,
+    ) -> None:
+        """:meth:`apply` for a ``draw`` event whose fields the caller has read (as
+        :meth:`apply_play`); the checks in the same order.
+
+        Raises:
+            RuleViolation: as :meth:`apply`.
+        """
+        self.event_index += 1
+        if count is not None and count < 0:
+            _negative(count)
+        if self.phase == FINISHED:
+            self._after_round_end(event)
+        if player != self.last_actor:  # _new_actor, inlined for the usual events
+            if self.window is not None:
+                close_window(self)
+            self.last_actor = player
+            if self.words:
+                self.words = set()
+        on_draw(self, event, player, count, cards, reason)
 
     def _new_actor(self, actor: str) -> None:
         """Another player's event: the open call window closes (ruling 9)."""

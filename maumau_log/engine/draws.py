@@ -29,21 +29,28 @@ from .stock import size, take
 from .turns import block_check, known_player, owed_check, refuse, turn_check
 
 
-def on_draw(s: State, ev: Draw, player: str, count: int | None) -> None:
+def on_draw(
+    s: State,
+    ev: Draw,
+    player: str,
+    count: int | None,
+    cards: list[str] | None,
+    reason: str | None,
+) -> None:
     """Check and apply a ``draw`` event.
 
     Args:
         s: the state.
         ev: the event.
-        player, count: ``ev.player`` and ``ev.count``, read once by the dispatch (each
+        player, count, cards, reason: ``ev``'s fields, read once by the dispatch (each
             read of an event's field is a generic attribute look-up in the compiled build).
     Raises:
         RuleViolation: ``wrong_draw_count`` (a draw the rules do not allow, a wrong size),
             ``missed_penalty`` (not serving a pending draw), ``wrong_player``, stock errors.
     """
-    if quiet_draw(s, ev, player, count):
+    if quiet_draw_read(s, player, count, cards, reason):
         return
-    if s.pending_draw and quiet_serve(s, ev, player, count):
+    if s.pending_draw and quiet_serve_read(s, player, count, cards, reason):
         return
     checked_draw(s, ev)
 
@@ -63,13 +70,20 @@ def _quiet_turn_taken(s: State, me: str) -> None:
 
 
 def quiet_draw(s: State, ev: Draw, player: str, count: int | None) -> bool:
+    """:func:`quiet_draw_read` of the event's fields (``player`` and ``count`` are ``ev``'s)."""
+    return quiet_draw_read(s, player, count, ev.cards, ev.reason)
+
+
+def quiet_draw_read(
+    s: State, player: str, count: int | None, cards: list[str] | None, reason: str | None
+) -> bool:
     """The fast path of :func:`checked_draw`: one card drawn by the player to move, who
     owes nothing (:func:`.legality.quiet_turn`) and no cover, for no effect, where
     :func:`.legality.draw_problem` allows it; such a draw is applied and True returned.
     Anything else returns False with the state untouched but for the notes of
     ``unchecked`` (a hidden hand), for :func:`checked_draw` to judge. Pinned against it
-    by tests/test_fast_paths.py."""
-    cards = ev.cards  # (read once: a generic attribute look-up in the compiled build)
+    by tests/test_fast_paths.py. ``player``, ``count``, ``cards``, ``reason``: the draw
+    event's fields."""
     # the seat's own name (equal to ``player``) from here on: the look-ups of the hand
     # by name find it by identity and its hash is kept (the decoded name's is not)
     me = s.players[s.current]
@@ -77,14 +91,14 @@ def quiet_draw(s: State, ev: Draw, player: str, count: int | None) -> bool:
         player == me
         and s.phase == PLAY
         and s.cover_owed is None
-        and ev.reason != "effect"
+        and reason != "effect"
         and (cards is None or len(cards) == 1)
         and (count is None or count == 1)
         and quiet_turn(s)
     ):
         return False
-    reason, _ = draw_problem(s, me, s.unchecked)
-    if not reason:
+    allowed, _ = draw_problem(s, me, s.unchecked)
+    if not allowed:
         return False
     _quiet_turn_taken(s, me)
     _ordinary_draw(s, me, cards, count)
@@ -92,6 +106,13 @@ def quiet_draw(s: State, ev: Draw, player: str, count: int | None) -> bool:
 
 
 def quiet_serve(s: State, ev: Draw, player: str, count: int | None) -> bool:
+    """:func:`quiet_serve_read` of the event's fields (``player`` and ``count`` are ``ev``'s)."""
+    return quiet_serve_read(s, player, count, ev.cards, ev.reason)
+
+
+def quiet_serve_read(
+    s: State, player: str, count: int | None, cards: list[str] | None, reason: str | None
+) -> bool:
     """The fast path of :func:`checked_draw` for serving a pending draw (option ``draw``;
     rulings 3 and 12): the player to move, who owes no previous-player draw, penalty,
     suit or cover and is not skipped, draws for an effect (or names no reason) while cards
@@ -100,7 +121,8 @@ def quiet_serve(s: State, ev: Draw, player: str, count: int | None) -> bool:
     :func:`checked_draw` applies it (the stock's checks in :func:`.stock.take` included),
     and True returned. Anything else returns False with the state untouched, for
     :func:`checked_draw` to judge. Pinned against it by
-    tests/test_quiet_paths_match_checked_paths.py and tests/test_quiet_serve.py."""
+    tests/test_quiet_paths_match_checked_paths.py and tests/test_quiet_serve.py.
+    ``player``, ``count``, ``cards``, ``reason``: the draw event's fields."""
     me = s.players[s.current]
     if not (
         player == me
@@ -113,10 +135,8 @@ def quiet_serve(s: State, ev: Draw, player: str, count: int | None) -> bool:
         and not nothing_to_draw(s)  # then nothing lapses (turns.settle)
     ):
         return False
-    reason = ev.reason  # (each field read once: a generic look-up, compiled)
     if reason is not None and reason != "effect":
         return False
-    cards = ev.cards
     n = len(cards) if cards is not None else count if count is not None else 1  # stock.size
     if n < 1 or n > s.pending_draw or (n < s.pending_draw and n != len(s.stock)):
         return False

@@ -463,7 +463,11 @@ def draw_problem(s: State, player: str, notes: set[str] | None = None) -> tuple[
     ):  # here turn_play_problem is "in pile_ok" alone (the same decision, as one set test)
         has_play = _any_in(hand, s.pile_ok)
     else:
-        has_play = any(turn_play_problem(s, player, c) is None for c in hand if c != HIDDEN)
+        # turn_play_problem is None only for a card in pile_ok here (no drawn card must be
+        # played and no draw is pending: both returned above), so no other card is asked
+        # (its refusal would build a message; HIDDEN is in no pile table)
+        pile = s.pile_ok
+        has_play = any(turn_play_problem(s, player, c) is None for c in hand if c in pile)
     # (a hand holds HIDDEN only in a partial log, whose deal set ``unseen``: no scan else)
     if notes is not None and not has_play and s.unseen is not None and HIDDEN in hand:
         notes.add("whether a hidden hand could play before drawing or passing")

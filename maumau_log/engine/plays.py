@@ -43,20 +43,19 @@ from .tables import CardInfo
 from .turns import block_check, known_player, owed_check, resolve_skip, turn_check
 
 
-def on_play(s: State, ev: Play, player: str) -> None:
+def on_play(s: State, ev: Play, player: str, cards: list[Card], jump_in: bool) -> None:
     """Check and apply a ``play`` event: the usual play through :func:`quiet_play`, any
     other through :func:`checked_play`.
 
     Args:
         s: the state.
         ev: the event.
-        player: ``ev.player``, read once by the dispatch (each read of an event's field
-            is a generic attribute look-up in the compiled build).
+        player, cards, jump_in: ``ev``'s fields, read once by the dispatch (each read of
+            an event's field is a generic attribute look-up in the compiled build).
     Raises:
         RuleViolation: the first failed check in the order of ruling 25.
     """
-    cards = ev.cards
-    if len(cards) == 1 and not ev.jump_in and quiet_play(s, player, cards):
+    if len(cards) == 1 and not jump_in and quiet_play(s, player, cards):
         return
     checked_play(s, ev, player)
 

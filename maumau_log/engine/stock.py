@@ -93,6 +93,22 @@ def take(
         stock.pop()
         s.hands[player].append(cards[0])
         return cards
+    if cards is not None and _from_top(s, cards, count):  # several cards, the stock's top
+        s.hands[player].extend(cards)
+        return cards
+    return checked_take(s, player, cards, count, what)
+
+
+def checked_take(
+    s: State, player: str, cards: list[str] | None, count: int | None, what: str
+) -> list[Card]:
+    """:func:`take` without its fast paths: every check, in order (the tests pin the fast
+    paths against it).
+
+    Raises:
+        RuleViolation: as :func:`take`.
+    """
+    stock = s.stock
     if cards is not None:
         table = s.cards
         if len(cards) == 1 and cards[0] in table:
@@ -168,6 +184,26 @@ def take(
             stock.remove(c)
     s.hands[player].extend(drawn)
     return drawn
+
+
+def _from_top(s: State, cards: list[str], count: int | None) -> bool:
+    """The fast path of :func:`take` for a draw of several shown cards: when they are the
+    top of a known stock, in order (top first), with no count that says otherwise and no
+    hidden cards, they leave the stock and True is returned (each equals a stock card, so
+    each is a canonical code of the pack: :func:`check_card` has nothing to do); else the
+    stock is untouched and False returned, for :func:`checked_take` to check and word the
+    problem. Pinned against it by tests/test_stock_top_draws.py."""
+    stock = s.stock
+    n = len(cards)
+    m = len(stock)
+    if not (1 < n <= m and (count is None or count == n) and s.stock_ordered and s.unseen is None):
+        return False
+    for k in range(n):
+        if stock[m - 1 - k] != cards[k]:
+            return False
+    for _ in range(n):
+        stock.pop()
+    return True
 
 
 def _not_the_top(what: str, drawn: list[Card], top: list[Card]) -> None:

@@ -32,7 +32,15 @@ class HandCount(msgspec.Struct, frozen=True, forbid_unknown_fields=False):
     count: int
 
 
-class _Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", omit_defaults=True):
+class _Event(
+    msgspec.Struct, frozen=True, kw_only=True, tag_field="type", omit_defaults=True, gc=False
+):
+    """The fields every event has. Not tracked by the garbage collector (``gc=False``): an
+    event is frozen and holds only JSON values, so it is never part of a reference cycle,
+    and an untracked struct is allocated and freed without the collector's bookkeeping
+    (about 200 machine instructions fewer per decoded line, callgrind; fewer collections
+    during a replay)."""
+
     t: Time | None = None
     seq: int | None = None
 

@@ -9,13 +9,12 @@ The replay's modules, imported one way: :mod:`.replay_report` (the report, the v
 protocol, the driver's per-game record) <- :mod:`.replay_checks` (header, commitment and
 match checks, violation wording) <- this module (the per-line driver, and the public names).
 
-The per-line path is kept lean: lines come in lists per read and are flattened
-in C (:func:`~maumau_log.logs.lines.iter_line_runs`), each is decoded straight into its
-event struct by msgspec's tagged union, and an accepted event costs a handful of slot reads
-and the engine's ``apply``; everything unusual (bad JSON, overlong lines, notation errors,
+The per-line path is kept lean: lines come in lists per read
+(:func:`~maumau_log.logs.lines.iter_line_runs`), each is decoded straight into its event
+struct by msgspec's tagged union, a play's or a draw's fields are read in one call, and
+the engine applies it; everything unusual (bad JSON, overlong lines, notation errors,
 violations) leaves the fast path through the decoder's exception or a test on the game.
-Short lines of the turn's events are kept decoded (:data:`DECODED_LINE_BYTES`): a
-repeated line costs a dict look-up of its bytes, not a decode.
+Short lines of the turn's events are kept decoded (:data:`DECODED_LINE_BYTES`).
 
 This module is compiled with the engine when the build can (``hatch_build.EXTRA``; the
 same source, ``MAUMAU_LOG_PURE_PYTHON=1`` runs it as Python): the loop then calls the
@@ -26,9 +25,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import msgspec
+import msgspec.structs
 
 from ..engine import FINISHED, Engine, RuleViolation
 from ..engine.errors import per_player
@@ -41,12 +41,11 @@ from ..events import (
     Pass,
     Play,
     SuitChoice,
-    decode_event,
     encode_event,
     event_player,
     valid_text,
 )
-from ..logs.lines import LogReadError, Overlong, iter_line_runs, iter_lines, limit_text, numbered
+from ..logs.lines import LogReadError, Overlong, iter_line_runs, limit_text
 from ..logs.notation import BadLine, is_notation
 from ..logs.notation import file_lines as notation_lines
 from ..rules import Ruleset, RulesetError, resolve
@@ -64,6 +63,7 @@ from .checks import (
     shorten,
     update_match,
 )
+from .reading import read_games
 from .report import GameReport, GameState, ReplayVisitor
 
 __all__ = [
@@ -80,6 +80,19 @@ _encode_options = msgspec.json.Encoder().encode
 
 _GAME: Final = Game
 """The header's type as a final name (compiled: a C static, not a dict look-up per line)."""
+_PLAY: Final = Play
+_DRAW: Final = Draw
+_FIELDS: Final = msgspec.structs.astuple
+"""An event's field values in the order of its ``__struct_fields__``: one call for a play's
+or a draw's fields and ``seq``, read by position (:data:`FIELD_ORDER`), where each read of
+a field is a generic attribute look-up in the compiled build (about 180 machine
+instructions each; the call and its tuple about 400, callgrind)."""
+FIELD_ORDER: Final = {
+    Play: ("player", "cards", "jump_in", "t", "seq"),
+    Draw: ("player", "cards", "count", "reason", "t", "seq"),
+}
+"""The field order the driver reads by position, ``seq`` last (msgspec puts the keyword-only
+fields of the base class last; ``tests/test_replay_field_order.py`` pins it)."""
 
 DECODED_LINE_BYTES = 96
 """Lines up to this length of the turn's events (:data:`DECODED_TYPES`) are kept decoded
@@ -107,10 +120,8 @@ after judging its kept lines useless."""
 DECODED_TYPES: Final = frozenset({Play, Draw, Pass, SuitChoice, Call})
 """The events kept decoded: the turn's short, repeated ones (a header, a deal, a
 reshuffle, a penalty or a round's end is rarely repeated and is never kept), and only
-those without a ``seq``: the driver reads an event's ``seq`` (a generic attribute look-up
-from the compiled build) only for a line it decodes, a kept line has none to check.
-A log with ``seq`` on every line keeps nothing and, judged, stops
-looking (:data:`DECODED_JUDGE`)."""
+those without a ``seq``: the driver checks ``seq`` only for a line it decodes. A log with
+``seq`` on every line keeps nothing and, judged, stops looking (:data:`DECODED_JUDGE`)."""
 
 
 def _starts_game(raw: bytes) -> bool:
@@ -204,11 +215,11 @@ class Replayer:
         """
         if is_notation(path):  # the hand-written notation, converted as it is read
             return self.replay_lines(str(path), notation_lines(path))
-        lines = numbered(iter_line_runs(Path(path)))
-        return self.replay_lines(str(path), lines)
+        return self.replay_runs(str(path), iter_line_runs(Path(path)))
 
     def replay_lines(self, name: str, lines: Iterable[tuple[int, bytes]]) -> Iterator[GameReport]:
-        """Replay located lines (``(line_number, raw_bytes)``, as :func:`iter_lines` yields).
+        """Replay located lines (``(line_number, raw_bytes)``, as :func:`iter_lines` yields):
+        :meth:`replay_runs` with a run of one line for each.
 
         Args:
             name: the source's name for the reports (a ``str``: a path, or e.g.
@@ -222,6 +233,17 @@ class Replayer:
                 tuple (the pure build may accept a ``Path`` or a list; pass the types above).
         Yields:
             A :class:`GameReport` per game.
+        """
+        return self.replay_runs(name, ((line_no, [raw]) for line_no, raw in lines))
+
+    def replay_runs(
+        self, name: str, runs: Iterable[tuple[int, list[bytes]]]
+    ) -> Iterator[GameReport]:
+        """Replay runs of located lines, as :func:`~maumau_log.logs.lines.iter_line_runs`
+        yields them: ``(first_line_number, lines)``, the lines numbered from it (compiled,
+        a machine integer counts them: no number object and no tuple per line, where
+        :func:`~maumau_log.logs.lines.numbered` made both). Args, Raises, Yields: as
+        :meth:`replay_lines` (each run a ``tuple`` of an ``int`` and a ``list`` of ``bytes``).
         """
         name = valid_text(name)
         g: GameState | None = None
@@ -238,89 +260,105 @@ class Replayer:
         keep = len(hooks) < len(self.visitors)  # a visitor wants report.lines instead
         caching, misses, seen, judge_at = self._caching, self._misses, self._seen, self._judge_at
         try:
-            for line_no, raw in lines:
-                seen += 1
-                ev = decoded.get(raw) if caching else None
-                # a kept event has no seq (only those are kept): no seq to check for it
-                seq: int | None = None
-                if ev is None:
-                    try:
-                        ev = decode(raw)
-                    except (msgspec.DecodeError, RecursionError) as exc:
-                        # Overlong and BadLine never decode: they take this way out too
-                        # (and are never kept decoded: equal bytes would decode)
-                        header = _starts_game(raw)
+            for first, run in runs:
+                for at, raw in enumerate(run):
+                    line_no = first + at
+                    seen += 1
+                    ev = decoded.get(raw) if caching else None
+                    # a kept event has no seq (only those are kept): no seq to check for it
+                    seq: int | None = None
+                    fresh = ev is None
+                    if ev is None:
+                        try:
+                            ev = decode(raw)
+                        except (msgspec.DecodeError, RecursionError) as exc:
+                            # Overlong and BadLine never decode: they take this way out too
+                            # (and are never kept decoded: equal bytes would decode)
+                            header = _starts_game(raw)
+                            if g is not None:
+                                g.count, g.last_line = count, last
+                                if header:
+                                    yield self._finish(g)
+                            g = self._bad_line(
+                                name, None if header else g, header, line_no, raw, exc
+                            )
+                            count, last, accepted = g.count, g.last_line, g.lines
+                            live = None if g.failed else g.engine
+                            continue
+                    kind = type(ev)
+                    # a play's or a draw's fields in one call (FIELDS), else None
+                    fields = _FIELDS(ev) if kind is _PLAY or kind is _DRAW else None
+                    if fresh:
+                        seq = ev.seq if fields is None else fields[-1]
+                        if (
+                            caching
+                            and seq is None
+                            and len(raw) <= DECODED_LINE_BYTES
+                            and len(decoded) < DECODED_LINES
+                            and kind in DECODED_TYPES
+                        ):
+                            decoded[raw] = ev
+                        misses += 1
+                        if misses >= judge_at:  # DECODED_JUDGE: are the kept lines found?
+                            if caching and misses * 5 > seen * 4:  # under one line in five
+                                caching = False
+                                decoded.clear()
+                                judge_at = DECODED_JUDGE * DECODED_PAUSE
+                            else:
+                                caching = True
+                                judge_at = DECODED_JUDGE
+                            misses = seen = 0
+                            self._caching, self._judge_at = caching, judge_at
+                    if kind is _GAME:
                         if g is not None:
                             g.count, g.last_line = count, last
-                            if header:
-                                yield self._finish(g)
-                        g = self._bad_line(name, None if header else g, header, line_no, raw, exc)
+                            yield self._finish(g)
+                        g = self._start(name, line_no, cast(Game, ev), raw)
                         count, last, accepted = g.count, g.last_line, g.lines
                         live = None if g.failed else g.engine
                         continue
-                    seq = ev.seq
-                    if (
-                        caching
-                        and seq is None
-                        and len(raw) <= DECODED_LINE_BYTES
-                        and len(decoded) < DECODED_LINES
-                        and type(ev) in DECODED_TYPES
-                    ):
-                        decoded[raw] = ev
-                    misses += 1
-                    if misses >= judge_at:  # DECODED_JUDGE: are the kept lines found?
-                        if caching and misses * 5 > seen * 4:  # under one line in five
-                            caching = False
-                            decoded.clear()
-                            judge_at = DECODED_JUDGE * DECODED_PAUSE
-                        else:
-                            caching = True
-                            judge_at = DECODED_JUDGE
-                        misses = seen = 0
-                        self._caching, self._judge_at = caching, judge_at
-                if type(ev) is _GAME:
-                    if g is not None:
+                    if g is None:
+                        g = self._orphan(name, line_no)
+                        count, last, accepted = g.count, g.last_line, g.lines
+                        live = None if g.failed else g.engine
+                    index = count
+                    count = index + 1
+                    last = line_no
+                    if live is None:
+                        if g.failed:
+                            continue
                         g.count, g.last_line = count, last
-                        yield self._finish(g)
-                    g = self._start(name, line_no, ev, raw)
-                    count, last, accepted = g.count, g.last_line, g.lines
-                    live = None if g.failed else g.engine
-                    continue
-                if g is None:
-                    g = self._orphan(name, line_no)
-                    count, last, accepted = g.count, g.last_line, g.lines
-                    live = None if g.failed else g.engine
-                index = count
-                count = index + 1
-                last = line_no
-                if live is None:
-                    if g.failed:
+                        self._bad_place(g, line_no, index, ev, raw)  # no engine: no header
+                        live = None if g.failed else g.engine
                         continue
-                    g.count, g.last_line = count, last
-                    self._bad_place(g, line_no, index, ev, raw)  # no engine: no header
-                    live = None if g.failed else g.engine
-                    continue
-                if seq is not None and seq != index:
-                    g.count, g.last_line = count, last
-                    self._bad_place(g, line_no, index, ev, raw)
-                    live = None if g.failed else g.engine
-                    continue
-                try:
-                    live.apply(ev)
-                except RuleViolation as rv:
-                    g.count, g.last_line = count, last
-                    self._violate(
-                        g, line_no, index, rv.code, rv.message, rv.rule, rv.expected,
-                        event_player(ev), raw,
-                    )  # fmt: skip
-                    live = None if g.failed else g.engine
-                    continue
-                if keep:
-                    accepted.append(raw)
-                if hooks:
-                    report = g.report
-                    for hook in hooks:
-                        hook(report, index, line_no, ev, raw)
+                    if seq is not None and seq != index:
+                        g.count, g.last_line = count, last
+                        self._bad_place(g, line_no, index, ev, raw)
+                        live = None if g.failed else g.engine
+                        continue
+                    try:
+                        if fields is None:
+                            live.apply(ev)
+                        elif kind is _PLAY:
+                            live.apply_play(cast(Play, ev), fields[0], fields[1], fields[2])
+                        else:
+                            live.apply_draw(
+                                cast(Draw, ev), fields[0], fields[1], fields[2], fields[3]
+                            )
+                    except RuleViolation as rv:
+                        g.count, g.last_line = count, last
+                        self._violate(
+                            g, line_no, index, rv.code, rv.message, rv.rule, rv.expected,
+                            event_player(ev), raw,
+                        )  # fmt: skip
+                        live = None if g.failed else g.engine
+                        continue
+                    if keep:
+                        accepted.append(raw)
+                    if hooks:
+                        report = g.report
+                        for hook in hooks:
+                            hook(report, index, line_no, ev, raw)
         except LogReadError as exc:
             if exc.line is None:  # the file could not be opened at all
                 raise
@@ -559,37 +597,3 @@ def replay_events(
     """
     lines = ((i + 1, encode_event(ev)) for i, ev in enumerate(events))
     return list(Replayer(rules_file_options).replay_lines(name, lines))
-
-
-def read_games(path: str | Path) -> Iterator[tuple[int, list[Event]]]:
-    """Read a log's games as decoded events, without replaying them.
-
-    Args:
-        path: a log file.
-    Yields:
-        ``(header_line, events)`` per game, header first.
-    Raises:
-        LogReadError: the file cannot be read, or a line is not a valid event (the message
-            names the line); events before any header are an error too.
-    """
-    current: list[Event] | None = None
-    start = 0
-    for line_no, raw in iter_lines(Path(path)):
-        if type(raw) is Overlong:
-            raise LogReadError(str(path), line_no, "the line is longer than the reader accepts")
-        try:
-            ev = decode_event(raw)
-        except msgspec.DecodeError as exc:
-            raise LogReadError(str(path), line_no, f"not a valid event: {exc}") from exc
-        except RecursionError:  # msgspec's depth limit
-            raise LogReadError(str(path), line_no, "not a valid event: nested too deeply") from None
-        if isinstance(ev, Game):
-            if current is not None:
-                yield start, current
-            current, start = [ev], line_no
-        elif current is None:
-            raise LogReadError(str(path), line_no, "an event before any game header")
-        else:
-            current.append(ev)
-    if current is not None:
-        yield start, current

@@ -11,15 +11,16 @@ interpreted, once per game (``tests/test_fast_paths.py`` pins its fields and the
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..engine import Engine
-from ..events import Event, Game
+from ..events import Event, Game, encode_event
 from ..rules import Ruleset
 from ..violations import Violation
 
-__all__ = ["GameReport", "GameState", "ReplayVisitor"]
+__all__ = ["ContentHasher", "GameReport", "GameState", "ReplayVisitor"]
 
 
 @dataclass(init=False)
@@ -158,3 +159,36 @@ class GameState:
         """Attach the game's engine (to the report too)."""
         self.engine = engine
         self.report.engine = engine
+
+
+class ContentHasher:
+    """A replay visitor for ``validate`` (which builds no rows): puts a 64-bit digest of
+    each game's header, accepted lines and first violation into
+    ``report.extra["content_hash"]``, so a game id used twice for one game can be told
+    from one used by two different games. It takes the accepted lines
+    from ``report.lines`` (``lines_only``: no Python call per event). Compiled with the
+    driver (``hatch_build.EXTRA``): one call per game (:mod:`maumau_log.run.shard`
+    re-exports it)."""
+
+    lines_only = True
+
+    def begin_game(self, report: GameReport) -> None:
+        """Nothing to do: the digest is made at the game's end."""
+
+    def event(self, report: GameReport, index: int, line: int, event: Any, raw: bytes) -> None:
+        """Not called (``lines_only``); the lines arrive in ``report.lines``."""
+
+    def end_game(self, report: GameReport) -> None:
+        """The digest of the header, the lines, the event count and the first violation's
+        code and place (the lines are released afterwards)."""
+        h = hashlib.blake2b(digest_size=8)
+        if report.header is not None:
+            h.update(encode_event(report.header))
+        if report.lines:
+            h.update(b"\n".join(report.lines))
+            h.update(b"\n")
+            report.lines.clear()
+        v = report.violation
+        tail = f"{report.events}|{v.code if v else ''}|{v.event_index if v else ''}"
+        h.update(tail.encode())
+        report.extra["content_hash"] = int.from_bytes(h.digest(), "little", signed=True)

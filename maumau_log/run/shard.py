@@ -22,21 +22,20 @@ Where a file is cut into shards is :mod:`maumau_log.run.plan`'s decision.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..events import encode_event
-from ..logs.lines import LogReadError, iter_line_runs, numbered
+from ..logs.lines import LogReadError, iter_line_runs
 from ..logs.lines import expand_inputs as expand_inputs  # re-exported (its home was here)
 from ..logs.lines import is_uri as is_uri  # re-exported for the runners
 from ..logs.notation import file_lines as notation_lines
 from ..logs.notation import is_notation, located_lines
 from ..replay.driver import GameReport, Replayer
 from ..replay.game_ids import orphan_key
+from ..replay.report import ContentHasher as ContentHasher  # re-exported (its home was here)
 from ..scoring.matches import MatchState
 from ..violations import Violation
 from .plan import SHARD_BYTES as SHARD_BYTES  # re-exported: a shard's names in one place
@@ -204,37 +203,6 @@ def outcome(report: GameReport) -> GameOutcome:
     )
 
 
-class ContentHasher:
-    """A replay visitor for ``validate`` (which builds no rows): puts a 64-bit digest of
-    each game's header, accepted lines and first violation into
-    ``report.extra["content_hash"]``, so a game id used twice for one game can be told
-    from one used by two different games. It takes the accepted lines
-    from ``report.lines`` (``lines_only``: no Python call per event)."""
-
-    lines_only = True
-
-    def begin_game(self, report: GameReport) -> None:
-        """Nothing to do: the digest is made at the game's end."""
-
-    def event(self, report: GameReport, index: int, line: int, event: Any, raw: bytes) -> None:
-        """Not called (``lines_only``); the lines arrive in ``report.lines``."""
-
-    def end_game(self, report: GameReport) -> None:
-        """The digest of the header, the lines, the event count and the first violation's
-        code and place (the lines are released afterwards)."""
-        h = hashlib.blake2b(digest_size=8)
-        if report.header is not None:
-            h.update(encode_event(report.header))
-        if report.lines:
-            h.update(b"\n".join(report.lines))
-            h.update(b"\n")
-            report.lines.clear()
-        v = report.violation
-        tail = f"{report.events}|{v.code if v else ''}|{v.event_index if v else ''}"
-        h.update(tail.encode())
-        report.extra["content_hash"] = int.from_bytes(h.digest(), "little", signed=True)
-
-
 def run_shard(
     shard: Shard,
     rules_file_options: Mapping[str, Any] | None = None,
@@ -284,15 +252,17 @@ def run_shard(
         replayer.matches = copy.deepcopy(dict(matches))
     result = ShardResult(shard=Shard(shard.index, shard.path, shard.start, shard.end,
                                      shard.first_line), seeded=bool(matches))  # fmt: skip
-    lines: Iterable[tuple[int, bytes]]
+    reports: Iterable[GameReport]
     if is_notation(shard.path):  # the hand-written notation: one shard, converted as read
-        lines = (
+        reports = replayer.replay_lines(
+            shard.path,
             located_lines(shard.data.decode("utf-8", "replace"))
             if shard.data is not None
-            else notation_lines(shard.path)
+            else notation_lines(shard.path),
         )
     else:
-        lines = numbered(  # the lines, numbered in C
+        reports = replayer.replay_runs(  # the lines in runs, as read (numbered by the replay)
+            shard.path,
             iter_line_runs(
                 Path(shard.path),
                 start=shard.start,
@@ -300,13 +270,13 @@ def run_shard(
                 first_line=shard.first_line,
                 data=shard.data,
                 max_line_bytes=max_line_bytes,
-            )
+            ),
         )
     if collector is None or flush_events <= 0:
         flush = None
     held = 0  # events of the outcomes held
     try:
-        for report in replayer.replay_lines(shard.path, lines):
+        for report in reports:
             o = outcome(report)
             result.games.append(o)
             if o.match_id is not None:
