@@ -10,7 +10,6 @@ an unknown preset or option, or a value of the wrong type, raises a located
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sys
 import tomllib
@@ -499,5 +498,7 @@ def _variant_label(preset: str, options_json: str) -> str:
         shown.append(text)
     if len(shown) == len(changed):
         return f"{preset} ({', '.join(shown)})"
+    import hashlib  # only for a label this long (hashlib loads OpenSSL: start-up)
+
     digest = hashlib.sha256(json.dumps(options, sort_keys=True).encode()).hexdigest()[:6]
     return f"{preset} ({', '.join(shown)}, +{len(changed) - len(shown)} more; variant {digest})"

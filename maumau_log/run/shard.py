@@ -22,7 +22,6 @@ Where a file is cut into shards is :mod:`maumau_log.run.plan`'s decision.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -44,6 +43,12 @@ from .plan import Shard as Shard
 from .plan import ShardPlan as ShardPlan
 from .plan import balanced_target as balanced_target
 from .plan import plan_shards as plan_shards
+
+try:  # hashlib's blake2b is this one (CPython's own, never OpenSSL's); importing hashlib
+    # would load OpenSSL, which validate never uses (2.5% of a short validate's start-up)
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - another Python: the same function through hashlib
+    from hashlib import blake2b
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -222,7 +227,7 @@ class ContentHasher:
     def end_game(self, report: GameReport) -> None:
         """The digest of the header, the lines, the event count and the first violation's
         code and place (the lines are released afterwards)."""
-        h = hashlib.blake2b(digest_size=8)
+        h = blake2b(digest_size=8)
         if report.header is not None:
             h.update(encode_event(report.header))
         if report.lines:
@@ -245,6 +250,7 @@ def run_shard(
     max_line_bytes: int | None = None,
     flush: Flush | None = None,
     flush_events: int = 0,
+    digest: bool = True,
 ) -> ShardResult:
     """Replay one shard: the games' outcomes and, with ``collect``, the dataset's rows.
 
@@ -266,6 +272,9 @@ def run_shard(
             (:class:`~maumau_log.run.runners.ChunkStager` writes them). None: everything
             is held until the end.
         flush_events: the events held that make a flush (0: none).
+        digest: without ``collect``, put each game's content digest in its outcome
+            (:class:`ContentHasher`); False when no game id of the shard can repeat, so no
+            digest would ever be compared (``import --validate``).
     Returns:
         The :class:`ShardResult`. Within the shard (a chunk, when flushed) a game id met
         twice keeps only its first copy's rows; the merger applies the rule across chunks,
@@ -278,7 +287,7 @@ def run_shard(
         from ..store.collector import RecordCollector
 
         collector = RecordCollector(ingested_at=ingested_at)
-    visitors: list[Any] = [collector] if collector else [ContentHasher()]
+    visitors: list[Any] = [collector] if collector else [ContentHasher()] if digest else []
     replayer = Replayer(rules_file_options, visitors=visitors)
     if matches:
         replayer.matches = copy.deepcopy(dict(matches))
