@@ -134,7 +134,8 @@ class Report:
             unique_ids: the caller knows that no two games of ``data`` share a game id
                 (``import --validate`` gave each its own): no id repeats, so the games'
                 content digests, compared only between games of one id, are not made
-                (the same report; 5% of the work of an import of 960 OpenSpiel games).
+                (the same report; 8% of the instructions of an ``import openspiel --validate``
+                of 960 games, by callgrind).
         """
         shards: Sequence[Shard]
         small = data is not None and len(data) <= 2 * SHARD_BYTES
