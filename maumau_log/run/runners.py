@@ -268,13 +268,13 @@ def _write_outcomes(stage: str, name: str, games: list[GameOutcome]) -> str:
     back once by :func:`~maumau_log.run.merge.read_outcomes`). Written under a temporary
     name and renamed, as the staged tables are, so a file found there is whole (a task
     run again, elsewhere, replaces it). Raises :class:`StagingError`."""
-    import pickle  # here: only an ingest that stages needs it (a validate's start-up)
-
     rel = f"outcomes/{name}.pickle"
     path = os.path.join(stage, rel)
     try:
         os.makedirs(os.path.join(stage, "outcomes"), exist_ok=True)
         tmp = f"{path}.{os.getpid()}.tmp"
+        import pickle  # only an ingest that stages needs it (a validate's start-up)
+
         with open(tmp, "wb") as fh:
             pickle.dump(games, fh, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(tmp, path)
