@@ -10,6 +10,8 @@ processes) over ``--runs`` runs, the least (the figure to compare: other process
 add to it) and the median:
 
 1. ``python -c pass``: the interpreter's own start-up, the floor;
+   ``python -c "import typer"`` and ``python -c "import typer, msgspec"``: the floor of any
+   command of this command line (typer and the event decoder are imported by every one);
 2. ``maumau-log --version``;
 3. ``maumau-log validate --jobs 1`` of a two-game log (``sample_logs/valid/standard_2p.jsonl``);
 4. ``maumau-log import openspiel --validate`` of three OpenSpiel histories
@@ -56,6 +58,8 @@ def rows(tmp: str) -> list[tuple[str, list[str]]]:
     cli = ["-m", "maumau_log"]
     return [
         ("python -c pass", ["-c", "pass"]),
+        ("python -c 'import typer'", ["-c", "import typer"]),
+        ("python -c 'import typer, msgspec'", ["-c", "import typer, msgspec"]),
         ("maumau-log --version", [*cli, "--version"]),
         ("validate (2 games)", [*cli, "validate", "--jobs", "1", str(LOG)]),
         (
@@ -96,7 +100,7 @@ def main() -> None:
     print(f"{'command':40} {'checkout':9} {'build':9} {'min':>7} {'median':>7}")
     with tempfile.TemporaryDirectory() as tmp:
         for label, argv in rows(tmp):
-            if label == "python -c pass":  # the interpreter alone: one row
+            if label.startswith("python -c"):  # no checkout's code: one row
                 runs = [(("-", "-"), env_for(ROOT, True))]
             else:
                 runs = [

@@ -52,16 +52,16 @@ err: Any = LazyConsole(stderr=True, soft_wrap=True, emoji=False)
 """stderr: messages, summaries, progress (a rich console, made on first use)."""
 
 
-_CONTROL = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
-)
+_CONTROL = "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+"""The characters :func:`clean` escapes (a pattern compiled by ``re`` on its first use, not
+at start-up: most commands print no log text)."""
 
 
 def clean(text: str) -> str:
     """Show control characters and bidi overrides from logs as ``\\uXXXX`` escapes, so a
     player id cannot move the cursor, colour or reorder the terminal; and lone surrogates
     (a file name that is not UTF-8), which no terminal encoding can write."""
-    return _CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return re.sub(_CONTROL, lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def safe(text: str) -> str:

@@ -123,8 +123,10 @@ def _import(
     # the conversion's modules (msgspec, the events, the port) only when a command runs:
     # not for ``import openspiel --help`` (start-up)
     from ..openspiel import OpenSpielImportError, convert_source_lines_counted, read_source
+    from ..openspiel.convert import log_game_id
 
     games: list[bytes] = []
+    ids: set[str] = set()  # the games' ids: all different, validate needs no content digest
     n_events = 0  # the lines of the games: the conversion counts them
     rejected: list[OpenSpielImportError] = []
     for f in files:
@@ -138,6 +140,7 @@ def _import(
                 try:
                     lines, count = convert_source_lines_counted(src, str(f), returns.value, partial)
                     games.append(lines)
+                    ids.add(log_game_id(src, str(f)))
                     n_events += count
                 except OpenSpielImportError as bad:
                     rejected.append(bad)
@@ -166,11 +169,13 @@ def _import(
     )
     code = EXIT_VIOLATIONS if rejected else EXIT_OK
     if validate:
-        code = max(code, validate_log(out_file, as_json, blob))
+        code = max(code, validate_log(out_file, as_json, blob, len(ids) == len(games)))
     return code
 
 
-def validate_log(log: Path, as_json: bool = False, data: bytes | None = None) -> int:
+def validate_log(
+    log: Path, as_json: bool = False, data: bytes | None = None, unique_ids: bool = False
+) -> int:
     """Validate one log in this process exactly as ``maumau-log validate LOG [--json]``
     does (:class:`~maumau_log.cli.replay_cmds.ValidationRun` on this process, no progress
     bar): prints its report to stderr, or with ``as_json`` its JSON document to stdout.
@@ -180,13 +185,15 @@ def validate_log(log: Path, as_json: bool = False, data: bytes | None = None) ->
         as_json: print the ``validate --json`` document instead of the report.
         data: the log's content (uncompressed) as just written, replayed from memory
             instead of reading the file again (the same lines, so the same report).
+        unique_ids: no two games of ``data`` share a game id (see
+            :meth:`~maumau_log.api.validation.Report.run`).
     Returns:
         validate's exit code: 0 valid, 1 violations, 2 unreadable, 4 a failed shard.
     """
     from .replay_cmds import ValidationRun  # the replay's modules only when asked
 
     run = ValidationRun()
-    run.run(None, [log], progress=False, data=data)
+    run.run(None, [log], progress=False, data=data, unique_ids=unique_ids)
     if as_json:
         out.print_json(json.dumps(run.as_json()), highlight=colours(out))
     else:

@@ -84,12 +84,13 @@ class ValidationRun(Report):
         progress: bool = True,
         runner: Runner | None = None,
         data: bytes | None = None,
+        unique_ids: bool = False,
     ) -> None:
         """:meth:`Report.run` with a progress bar on stderr (``progress``)."""
         with shard_progress(None, progress) as tick:
             super().run(
                 file_options, files, runner=runner, data=data, on_planned=tick.planned,
-                on_shard=tick,
+                on_shard=tick, unique_ids=unique_ids,
             )  # fmt: skip
 
     def as_json(self) -> dict[str, Any]:

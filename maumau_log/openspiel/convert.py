@@ -488,12 +488,19 @@ def _file_name(file: str) -> str:
     return Path(file).name
 
 
+def log_game_id(src: SourceGame, file: str) -> str:
+    """The ``game_id`` the log gives the game of ``src`` read from ``file``: the id the
+    input gave, else ``<file name's stem>-<game number>`` (``openspiel-<n>`` for a name
+    without a stem)."""
+    stem = _file_name(file).split(".")[0] or "openspiel"
+    return src.game_id or f"{stem}-{src.number}"
+
+
 def _located(convert: Any, src: SourceGame, file: str, returns: str, partial: bool) -> Any:
     """``convert(params, history, game_id, returns, partial, meta)`` for ``src``, its
     errors located (see :func:`convert_source`)."""
     name = _file_name(file)
-    stem = name.split(".")[0] or "openspiel"
-    gid = src.game_id or f"{stem}-{src.number}"
+    gid = log_game_id(src, file)
     try:
         params = parse_game_string(src.game)
         return convert(

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import pickle
 import signal
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -102,6 +101,7 @@ class ShardTask:
             :class:`~maumau_log.run.shard.Chunk` and carries no game, so the process
             merging the results never holds one (Ray's known-games keeper reads them,
             :mod:`maumau_log.run.ray_runner`).
+        digest: the games' content digests (``run_shard``'s ``digest``).
     """
 
     rules_file_options: Mapping[str, Any] | None = None
@@ -113,6 +113,7 @@ class ShardTask:
     staged_tables: tuple[str, ...] = STAGED_TABLES
     flush_events: int = field(default_factory=_flush_events)
     stage_outcomes: bool = False
+    digest: bool = True
 
     def __call__(self, shard: Shard, matches: Mapping[str, MatchState] | None = None) -> Outcome:
         """Run :func:`~maumau_log.run.shard.run_shard` on ``shard``; a bug becomes a
@@ -135,6 +136,7 @@ class ShardTask:
                 max_line_bytes=self.max_line_bytes,
                 flush=stager,
                 flush_events=self.flush_events,
+                digest=self.digest,
             )
             if self.stage is not None and self.staged_tables and not res.chunks:
                 stage_tables(res, self.stage, self.stage_id, self.staged_tables)
@@ -271,6 +273,8 @@ def _write_outcomes(stage: str, name: str, games: list[GameOutcome]) -> str:
     try:
         os.makedirs(os.path.join(stage, "outcomes"), exist_ok=True)
         tmp = f"{path}.{os.getpid()}.tmp"
+        import pickle  # only an ingest that stages needs it (a validate's start-up)
+
         with open(tmp, "wb") as fh:
             pickle.dump(games, fh, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(tmp, path)

@@ -213,6 +213,7 @@ def run_shard(
     max_line_bytes: int | None = None,
     flush: Flush | None = None,
     flush_events: int = 0,
+    digest: bool = True,
 ) -> ShardResult:
     """Replay one shard: the games' outcomes and, with ``collect``, the dataset's rows.
 
@@ -234,6 +235,9 @@ def run_shard(
             (:class:`~maumau_log.run.runners.ChunkStager` writes them). None: everything
             is held until the end.
         flush_events: the events held that make a flush (0: none).
+        digest: without ``collect``, put each game's content digest in its outcome
+            (:class:`ContentHasher`); False when no game id of the shard can repeat, so no
+            digest would ever be compared (``import --validate``).
     Returns:
         The :class:`ShardResult`. Within the shard (a chunk, when flushed) a game id met
         twice keeps only its first copy's rows; the merger applies the rule across chunks,
@@ -246,7 +250,7 @@ def run_shard(
         from ..store.collector import RecordCollector
 
         collector = RecordCollector(ingested_at=ingested_at)
-    visitors: list[Any] = [collector] if collector else [ContentHasher()]
+    visitors: list[Any] = [collector] if collector else [ContentHasher()] if digest else []
     replayer = Replayer(rules_file_options, visitors=visitors)
     if matches:
         replayer.matches = copy.deepcopy(dict(matches))
