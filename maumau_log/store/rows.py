@@ -11,7 +11,8 @@ import json
 import re
 import sys
 from array import array
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from itertools import repeat
@@ -69,6 +70,28 @@ def pyarrow_without_pandas() -> None:
         pc.if_else(pc.less(empty, 0), empty, empty)
     finally:
         sys.meta_path.remove(_NoPandas)
+
+
+@contextmanager
+def ingest_memory_pool() -> Iterator[None]:
+    """Build and write an ingest's Arrow data with the C library's allocator
+    (``pa.system_memory_pool()``), pyarrow's default pool again afterwards.
+
+    pyarrow's default pool is mimalloc, which takes fresh memory in large regions; the
+    kernel backs them with transparent huge pages and zeroes each 2 MiB page on its first
+    touch: 7% of an ``ingest --jobs 1``'s samples (``clear_page_erms`` under
+    ``do_huge_pmd_anonymous_page``), half its system time. With the system pool the same
+    ingest (5,000 classic games, a ``t`` on every line) took 0.3-0.45 CPU s less, of about
+    3.8, and its peak RSS fell 328 -> 264 MiB. The rows are the same with any pool (a pool
+    only places the buffers). The pool is process-wide: forked workers started inside
+    inherit it.
+    """
+    before = pa.default_memory_pool()
+    pa.set_memory_pool(pa.system_memory_pool())
+    try:
+        yield
+    finally:
+        pa.set_memory_pool(before)
 
 
 class _NoPandas:
