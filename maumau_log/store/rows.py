@@ -11,6 +11,7 @@ import json
 import re
 import sys
 from array import array
+from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -223,7 +224,12 @@ class _Intern:
 
     def decode(self, codes: array) -> pa.Array:
         """Codes (``array('i')``, -1 for null) to a string array."""
-        idx = pa.Array.from_buffers(pa.int32(), len(codes), [None, pa.py_buffer(codes)])
+        return self.decode_array(
+            pa.Array.from_buffers(pa.int32(), len(codes), [None, pa.py_buffer(codes)])
+        )
+
+    def decode_array(self, idx: pa.Array) -> pa.Array:
+        """Codes (an int32 array, -1 for null) to a string array."""
         idx = pc.if_else(pc.less(idx, 0), pa.scalar(None, pa.int32()), idx)
         return pa.DictionaryArray.from_arrays(idx, pa.array(self.strings, pa.string())).cast(
             pa.string()
@@ -309,6 +315,25 @@ one header of 40,000 did), line numbers and pending draws 64-bit, as the columns
 (:data:`maumau_log.store.layout.COLUMNS`)."""
 
 
+RUN_COLUMNS: tuple[str, ...] = ("suit_to_follow", "pending_draw", "pending_skip", "direction")
+"""Event columns staged as runs: a value is appended only where it differs from the row
+before (and on a game's first row), with the row it starts at; the table expands them in
+Arrow (:func:`_decode_runs`). On a timed log of 5,000 classic games the suit to follow
+changes on 17% of the events, the pending draw on 12%, the direction on 6%, the pending
+skip never: four appends per event fewer, each of which cost about 330 instructions (the
+append, the conversion to the typed array, the list's clearing)."""
+
+
+def _decode_runs(starts: array, values: array, n: int, typ: pa.DataType) -> pa.Array:
+    """The ``n`` rows of a run-length column: ``values[i]`` from row ``starts[i]`` up to
+    the next start (the last one up to ``n``); ``starts`` rise from 0."""
+    ends = pa.concat_arrays([_ints(starts, pa.int64())[1:], pa.array([n], pa.int64())])
+    if not len(starts):
+        ends = ends[1:]  # no rows
+    runs = pa.RunEndEncodedArray.from_arrays(ends, _ints(values, typ))
+    return pc.run_end_decode(runs)
+
+
 class _EventColumns:
     """The events table: the game being replayed staged in Python lists, the games before
     it in typed arrays, converted to Arrow without a copy.
@@ -341,10 +366,15 @@ class _EventColumns:
         self.suit: list[int] = []
         self.reason: list[int] = []
         self.top: list[int] = []
+        # runs (RUN_COLUMNS): a value, and the row of the game it starts at
         self.suit_to_follow: list[int] = []
+        self.suit_to_follow_at: list[int] = []
         self.pending_draw: list[int] = []
+        self.pending_draw_at: list[int] = []
         self.pending_skip: list[int] = []
+        self.pending_skip_at: list[int] = []
         self.direction: list[int] = []
+        self.direction_at: list[int] = []
         self.hand_sizes: list[int] = []  # flattened
         self.n_hands: list[int] = []  # hand sizes of each event (the game's players)
         self.turn: list[int] = []
@@ -352,6 +382,8 @@ class _EventColumns:
         # the committed games
         self.rows = 0
         self.typed: dict[str, array] = {name: array(code) for name, code in _STAGED}
+        # the rows where the runs of RUN_COLUMNS start (their values are in ``typed``)
+        self.run_starts: dict[str, array] = {name: array("q") for name in RUN_COLUMNS}
         self.raw_data = bytearray()  # the committed games' lines, joined
         self.raw_len = array("i")
         self._pair()
@@ -360,6 +392,7 @@ class _EventColumns:
         """Pair each staged list with its typed array (for :meth:`commit`); the arrays
         are not lent to Arrow yet."""
         self._pairs = [(getattr(self, name), self.typed[name]) for name, _ in _STAGED]
+        self._runs = [(getattr(self, f"{name}_at"), self.run_starts[name]) for name in RUN_COLUMNS]
         self._lent = False  # table() handed the arrays' memory to Arrow
 
     def __len__(self) -> int:
@@ -378,12 +411,16 @@ class _EventColumns:
         hands_at = sum(self.n_hands[:n])
         for col in (
             self.index, self.line, self.type, self.player, self.n_cards, self.suit,
-            self.reason, self.top, self.suit_to_follow, self.pending_draw, self.pending_skip,
-            self.direction, self.n_hands, self.turn, self.raw,
+            self.reason, self.top, self.n_hands, self.turn, self.raw,
         ):  # fmt: skip
             del col[n:]
         del self.cards[cards_at:]
         del self.hand_sizes[hands_at:]
+        for name in RUN_COLUMNS:  # the runs that start at the game's row n or later
+            starts, values = getattr(self, f"{name}_at"), getattr(self, name)
+            k = bisect_left(starts, self.rows + n)
+            del starts[k:]
+            del values[k:]
 
     def commit(self, game_id: str) -> None:
         """Store the staged events as game ``game_id``'s rows and empty the staged lists.
@@ -395,16 +432,20 @@ class _EventColumns:
         n = len(self.line)
         if not n:
             return
+        for starts, _ in self._runs:
+            if not starts or starts[0] != self.rows:
+                raise ValueError("a game's runs start at its first row")
         if self._lent:  # Arrow may still point into the arrays: grow copies of them
             self.typed = {name: _copy(arr) for name, arr in self.typed.items()}
+            self.run_starts = {name: _copy(arr) for name, arr in self.run_starts.items()}
             self.raw_len = _copy(self.raw_len)
             self.raw_data = bytearray(self.raw_data)
             self._pair()
-        pairs = self._pairs
+        pairs = self._pairs + self._runs
         sizes = [len(arr) for _, arr in pairs]
         try:
             for values, arr in pairs:
-                arr.fromlist(values)  # one pass in C; the array as it was when one fails
+                arr.fromlist(values)  # one pass in C; the arrays as they were when one fails
         except OverflowError:
             for (_, arr), size in zip(pairs, sizes, strict=True):
                 del arr[size:]
@@ -441,6 +482,10 @@ class _EventColumns:
             _ints(t["hand_sizes"], pa.int32()),
         )
         raw = joined_raw_column(self.raw_data, self.raw_len)
+
+        def runs(name: str, typ: pa.DataType) -> pa.Array:
+            return _decode_runs(self.run_starts[name], t[name], self.rows, typ)
+
         return pa.Table.from_arrays(
             [
                 game_id,
@@ -452,10 +497,10 @@ class _EventColumns:
                 intern.decode(t["suit"]),
                 intern.decode(t["reason"]),
                 intern.decode(t["top"]),
-                intern.decode(t["suit_to_follow"]),
-                _ints(t["pending_draw"], pa.int64()),
-                _ints(t["pending_skip"], pa.int32()),
-                _ints(t["direction"], pa.int8()),
+                intern.decode_array(runs("suit_to_follow", pa.int32())),
+                runs("pending_draw", pa.int64()),
+                runs("pending_skip", pa.int32()),
+                runs("direction", pa.int8()),
                 hand_sizes,
                 intern.decode(t["turn"]),
                 raw,
