@@ -348,8 +348,10 @@ class _EventColumns:
     full pass of the garbage collector walked them), and :meth:`table` wraps the arrays'
     memory. Per event the cards and the hand sizes are stored as counts (``n_cards``, -1
     for no card list; ``n_hands``), small ints Python does not allocate, their offsets
-    summed in Arrow; the lines are joined into one ``bytearray`` (the ``raw`` column's data,
-    no second copy) and their lengths taken at :meth:`commit`.
+    summed in Arrow; the columns of :data:`RUN_COLUMNS` as runs (a value and the row it
+    starts at, in :attr:`run_starts`), expanded in Arrow; the lines are joined into one
+    ``bytearray`` (the ``raw`` column's data, no second copy) and their lengths taken at
+    :meth:`commit`.
     """
 
     def __init__(self, intern: _Intern) -> None:
