@@ -82,10 +82,11 @@ def ingest_memory_pool() -> Iterator[None]:
     kernel backs them with transparent huge pages and zeroes each 2 MiB page on its first
     touch: 7% of an ``ingest --jobs 1``'s samples (``clear_page_erms`` under
     ``do_huge_pmd_anonymous_page``), half its system time. With the system pool the same
-    ingest (5,000 classic games, a ``t`` on every line) took 0.3-0.45 CPU s less, of about
-    3.8, and its peak RSS fell 328 -> 264 MiB. The rows are the same with any pool (a pool
-    only places the buffers). The pool is process-wide: forked workers started inside
-    inherit it.
+    ingest (5,000 classic games, a ``t`` on every line) spent 0.29-0.38 system CPU s, not
+    0.58-0.65 (5 interleaved runs; 0.44 against 0.53 at the median of 10 on a busier
+    machine), its user-space instructions the same (callgrind), and its peak RSS fell
+    from 328-332 to 264-301 MiB. The rows are the same with any pool (a pool only places
+    the buffers). The pool is process-wide: forked workers started inside inherit it.
     """
     before = pa.default_memory_pool()
     pa.set_memory_pool(pa.system_memory_pool())
