@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from maumau_log.store import SCHEMAS
 from maumau_log.store.facts import GameFactsRecorder
-from maumau_log.store.rows import _EventColumns, _Intern, typed
+from maumau_log.store.rows import RUN_COLUMNS, _EventColumns, _Intern, typed
 
 ROOT = Path(__file__).resolve().parent.parent
 names = st.text(min_size=1, max_size=6)
@@ -70,11 +70,15 @@ def _fill(
             else:
                 cols.n_cards.append(len(row["cards"]))
                 cols.cards.extend(intern[c] for c in row["cards"])
-            for name in ("suit", "reason", "top", "suit_to_follow", "turn"):
+            for name in ("suit", "reason", "top", "turn"):
                 getattr(cols, name).append(intern[row[name]])
-            cols.pending_draw.append(row["pending_draw"])
-            cols.pending_skip.append(row["pending_skip"])
-            cols.direction.append(row["direction"])
+            # run-length columns: a value where it changes (and on the game's first row)
+            for name in RUN_COLUMNS:
+                value = row[name] if name != "suit_to_follow" else intern[row[name]]
+                values = getattr(cols, name)
+                if i == 0 or values[-1] != value:
+                    getattr(cols, f"{name}_at").append(cols.rows + i)
+                    values.append(value)
             cols.hand_sizes.extend(row["hand_sizes"])
             cols.n_hands.append(len(row["hand_sizes"]))
             cols.raw.append(row["raw"].encode())

@@ -49,6 +49,7 @@ from ..store.collector import (  # noqa: F401  (re-exported: the API before the 
 )
 from ..store.manifest import checked_scan
 from ..store.matches import MatchRound, match_rows, update_matches  # noqa: F401
+from ..store.rows import ingest_memory_pool
 from ..violations import Violation
 from .merge import LocalMerges, Merges, PartMerge
 from .plan import SHARD_BYTES, plan_shards
@@ -197,7 +198,9 @@ def ingest(
     # (an actor on this node), unless every game's outcome is reported here
     keeper = getattr(runner, "keeper", None)
     apart = keeper is not None and on_report is None
-    with DatasetWriter(dataset) as writer:
+    # the C library's allocator for the Arrow buffers (store/rows.py: no huge pages
+    # zeroed on first touch), inherited by the pool's forked workers
+    with ingest_memory_pool(), DatasetWriter(dataset) as writer:
         writer.check(writer.manifest.files["games"])  # what decides duplicates: as recorded
         # the known games: on disk, so memory stays flat in the games stored and read
         ingested_at = datetime.now(UTC)

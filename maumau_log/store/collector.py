@@ -156,6 +156,7 @@ class RecordCollector:
         ev = buf.ev
         if ev is not self._ev:
             self._bind(ev)
+        self._row0 = ev.rows  # the game's first row among the buffer's rows
         self._pending = 0
         self._info = None
         if rules is not None:
@@ -179,9 +180,19 @@ class RecordCollector:
         self._c_suit.append(-1)
         self._c_reason.append(-1)
         self._c_top.append(-1)
+        # the game's first row starts a run of each run-length column (rows.RUN_COLUMNS)
+        row0 = self._row0
+        self._stf_run = -1
+        self._c_stf_at.append(row0)
         self._c_stf.append(-1)
+        self._pd_run = 0
+        self._c_pd_at.append(row0)
         self._c_pd.append(0)
+        self._ps_run = 0
+        self._c_ps_at.append(row0)
         self._c_ps.append(0)
+        self._dir_run = 1
+        self._c_dir_at.append(row0)
         self._c_dir.append(1)
         self._c_hs.extend([0] * len(players))
         self._c_nhands.append(len(players))
@@ -249,6 +260,8 @@ class RecordCollector:
             cards = event.taken  # type: ignore[union-attr]
         else:
             reason = getattr(event, "reason") if fields[1] else None  # noqa: B009
+        local = len(self._c_index)  # this event's row in the game (a new run on row 0)
+        row = self._row0 + local
         self._c_index.append(index)
         self._c_line.append(line)
         code = self._type_codes.get(t)
@@ -279,12 +292,28 @@ class RecordCollector:
         if stf is not self._stf:
             self._stf = stf
             self._stf_code = self._code(stf) if stf is not None else -1
-        self._c_stf.append(self._stf_code)
+        # the run-length columns get a value only where it changes (rows.RUN_COLUMNS)
+        stf_code = self._stf_code
+        if stf_code != self._stf_run or local == 0:
+            self._stf_run = stf_code
+            self._c_stf_at.append(row)
+            self._c_stf.append(stf_code)
         pending = e.pending_draw
         self._pending = pending
-        self._c_pd.append(pending)
-        self._c_ps.append(e.pending_skip)
-        self._c_dir.append(e.direction)
+        if pending != self._pd_run or local == 0:
+            self._pd_run = pending
+            self._c_pd_at.append(row)
+            self._c_pd.append(pending)
+        skip = e.pending_skip
+        if skip != self._ps_run or local == 0:
+            self._ps_run = skip
+            self._c_ps_at.append(row)
+            self._c_ps.append(skip)
+        direction = e.direction
+        if direction != self._dir_run or local == 0:
+            self._dir_run = direction
+            self._c_dir_at.append(row)
+            self._c_dir.append(direction)
         sizes = [len(h) for h in e.hands.values()]
         hand_sizes = self._c_hs
         hand_sizes.extend(sizes)
@@ -315,9 +344,13 @@ class RecordCollector:
         self._c_reason = ev.reason
         self._c_top = ev.top
         self._c_stf = ev.suit_to_follow
+        self._c_stf_at = ev.suit_to_follow_at
         self._c_pd = ev.pending_draw
+        self._c_pd_at = ev.pending_draw_at
         self._c_ps = ev.pending_skip
+        self._c_ps_at = ev.pending_skip_at
         self._c_dir = ev.direction
+        self._c_dir_at = ev.direction_at
         self._c_hs = ev.hand_sizes
         self._c_nhands = ev.n_hands
         self._c_turn = ev.turn
@@ -326,6 +359,7 @@ class RecordCollector:
         self._top_code = -1
         self._stf = _UNSEEN
         self._stf_code = -1
+        self._stf_run = self._pd_run = self._ps_run = self._dir_run = self._row0 = 0
 
     def end_game(self, report: GameReport) -> None:
         """Add the game's rows, or drop its events when it is a duplicate or a conflict.

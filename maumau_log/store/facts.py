@@ -31,6 +31,12 @@ CALL_REASONS = ("missed_call", "wrong_call")
 DRAW_REASONS = ("no_play", "voluntary")
 """The draw reasons the ``draws`` test compares (a choice of the drawing player)."""
 
+_HAND_COLUMNS: Final = tuple(f"hand_{power}" for power in AUDIT_POWERS)
+"""The ``audit_seats`` columns of the powers in a first hand, in AUDIT_POWERS order (named
+once: built per seat, the names were a tenth of the facts' rows)."""
+_DRAW_COLUMNS: Final = tuple((f"drawn_{r}", f"playable_{r}") for r in DRAW_REASONS)
+"""The ``audit_seats`` columns of each reason in DRAW_REASONS: cards drawn, and playable."""
+
 _EMPTY: dict[str, str] = {}
 _PLAY: Final = Play
 _DRAW: Final = Draw
@@ -245,14 +251,16 @@ class GameFactsRecorder:
                     for i in slots.get(card, ()):
                         counts[i] += 1
             seats["hand_size"].append(len(hand) if hand is not None else None)
-            for i, power in enumerate(AUDIT_POWERS):
-                seats[f"hand_{power}"].append(counts[i] if hand is not None else None)
+            for i, column in enumerate(_HAND_COLUMNS):
+                seats[column].append(counts[i] if hand is not None else None)
             seats["faults"].append(nf.get(p, 0))
             seats["behind"].append(behind.get(p, 0))
-            for reason in DRAW_REASONS:
+            for reason, (drawn_column, playable_column) in zip(
+                DRAW_REASONS, _DRAW_COLUMNS, strict=True
+            ):
                 n, k = drawn.get((p, reason), (0, 0))
-                seats[f"drawn_{reason}"].append(n)
-                seats[f"playable_{reason}"].append(k)
+                seats[drawn_column].append(n)
+                seats[playable_column].append(k)
             seats["timed"].append(timed.get(p, 0))
         game_id, event_index, kind = events["game_id"], events["event_index"], events["kind"]
         player, by_col, reason_col = events["player"], events["by"], events["reason"]
