@@ -166,7 +166,8 @@ def test_a_keeper_that_dies_stops_the_ingest_with_nothing_stored(
     assert str(err.value).startswith(
         "the known-games keeper (a Ray actor on this node) failed, nothing was stored: "
     )
-    assert len(calls) == 3
+    # ray.kill is asynchronous: the third merge's call or a later one meets the keeper dead
+    assert len(calls) >= 3
     assert read_manifest(tmp_path / "ds").files == before and first.added > 0
     assert not list((tmp_path / "ds").glob(".tmp-*"))
     assert verify(tmp_path / "ds").ok

@@ -58,15 +58,15 @@ def test_import_validate_loads_no_hashlib_nor_pickle(tmp_path: Path) -> None:
 
 
 def test_content_digest_is_hashlibs_blake2b() -> None:
-    """The digest :class:`~maumau_log.run.shard.ContentHasher` uses is the function
-    ``hashlib.blake2b`` names, so the 64-bit content hashes (compared with those a dataset
-    stores) are unchanged."""
+    """The digest :class:`~maumau_log.replay.report.ContentHasher` uses is the function
+    ``hashlib.blake2b`` names, so the 64-bit content digests that tell a game id's
+    copies apart (the same game, or two games) are unchanged."""
     import hashlib
 
-    from maumau_log.run import shard
+    from maumau_log.replay import report
 
-    assert shard.blake2b is hashlib.blake2b
-    digest = shard.blake2b(b"game", digest_size=8).digest()
+    assert report.blake2b is hashlib.blake2b
+    digest = report.blake2b(b"game", digest_size=8).digest()
     assert digest == hashlib.blake2b(b"game", digest_size=8).digest()
 
 

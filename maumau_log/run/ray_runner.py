@@ -50,6 +50,11 @@ from .plan import Cuts, ShardPlan, StartScan, scan_cuts
 from .runners import Outcome, Rerun, Runner, ShardTask, default_jobs, merge_order
 from .shard import GameOutcome, Shard, ShardFailure, ShardResult, is_uri
 
+CANCEL_WAIT = 10.0
+"""Seconds an ingest stopped early (an error, Ctrl-C) waits for its cancelled Ray tasks to
+stop before the writer removes the staging folder (a forced cancel ends the worker
+process, so this is a bound, not a usual wait)."""
+
 _OUT_SCHEMA = pa.schema([("file", pa.int64()), ("shard", pa.int64()), ("meta", pa.large_binary())])
 """One row per shard out of ``map_batches``: the pickled outcome. It carries no table: the
 task wrote every table of the shard into the ingest's staging folder
@@ -294,9 +299,14 @@ def ray_range_results(
             del ref
             yield res
     finally:
-        for _, ref in held:  # stopped early (Ctrl-C, an error): cancel the rest
+        refs = [ref for _, ref in held]
+        for ref in refs:  # stopped early (Ctrl-C, an error): cancel the rest
             with contextlib.suppress(Exception):
                 ray.cancel(ref, force=True)
+        if refs:  # and wait until they stopped (a cancel is asynchronous): a task still
+            # writing would recreate the staging folder the writer removes next
+            with contextlib.suppress(Exception):
+                ray.wait(refs, num_returns=len(refs), timeout=CANCEL_WAIT)
 
 
 def _in_order(ds: Any, shards: Sequence[Shard]) -> Iterator[Outcome]:
