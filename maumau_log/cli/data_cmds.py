@@ -45,7 +45,7 @@ from .frames import (
 )
 from .ingest_cmds import ingest_cmd, print_ingest, run_ingest  # registers ``ingest`` first
 from .replay_cmds import RulesOpt, ValidationRun
-from .run_opts import AddressOpt, EngineOpt, JobsOpt, LogPathsArg, make_runner
+from .run_opts import AddressOpt, EngineOpt, JobsOpt, LogPathsArg, ProgressOpt, make_runner
 from .tables import BOARD_TITLE
 
 if TYPE_CHECKING:
@@ -412,7 +412,7 @@ def analyze_cmd(
     jobs: JobsOpt = None,
     engine: EngineOpt = "local",
     address: AddressOpt = None,
-    progress: Annotated[bool, typer.Option(help="Show a progress bar on stderr.")] = True,
+    progress: ProgressOpt = True,
 ) -> None:
     """Validate, ingest and rank in one go: the violations, then the leaderboard.
 

@@ -18,7 +18,15 @@ from ..run.runners import Runner
 from ..store import DatasetError
 from . import app, err, fail, on_interrupt, safe
 from .replay_cmds import RulesOpt, load_rules_file, resolve_inputs
-from .run_opts import AddressOpt, EngineOpt, JobsOpt, LogPathsArg, make_runner, shard_progress
+from .run_opts import (
+    AddressOpt,
+    EngineOpt,
+    JobsOpt,
+    LogPathsArg,
+    ProgressOpt,
+    make_runner,
+    shard_progress,
+)
 
 if TYPE_CHECKING:
     from ..run.ingest import IngestSummary
@@ -101,7 +109,7 @@ def ingest_cmd(
     jobs: JobsOpt = None,
     engine: EngineOpt = "local",
     address: AddressOpt = None,
-    progress: Annotated[bool, typer.Option(help="Show a progress bar on stderr.")] = True,
+    progress: ProgressOpt = True,
 ) -> None:
     """Replay every game and add it to a Parquet dataset (valid or not).
 

@@ -35,7 +35,15 @@ from . import (
     out,
     safe,
 )
-from .run_opts import AddressOpt, EngineOpt, JobsOpt, LogPathsArg, make_runner, shard_progress
+from .run_opts import (
+    AddressOpt,
+    EngineOpt,
+    JobsOpt,
+    LogPathsArg,
+    ProgressOpt,
+    make_runner,
+    shard_progress,
+)
 
 RulesOpt = Annotated[
     Path | None,
@@ -164,7 +172,7 @@ def validate(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print one JSON document on stdout.")
     ] = False,
-    progress: Annotated[bool, typer.Option(help="Show a progress bar on stderr.")] = True,
+    progress: ProgressOpt = True,
     jobs: JobsOpt = None,
     engine: EngineOpt = "local",
     address: AddressOpt = None,

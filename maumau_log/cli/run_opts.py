@@ -49,6 +49,8 @@ AddressOpt = Annotated[
         show_default=False,
     ),
 ]
+ProgressOpt = Annotated[bool, typer.Option(help="Show a progress bar on stderr.")]
+"""``--progress/--no-progress`` of the replaying commands (the bar: :func:`shard_progress`)."""
 
 ENGINES = ("local", "ray")
 
